@@ -1,0 +1,118 @@
+"""The engine a host calls: it runs the guards of one file as a waterfall around the host's own post-execute chain.
+
+Guards chain in file order, the first outermost: each counts the call, then the rest of the chain runs (the host's
+``next``), then each guard prepends its reminders to the decision that came back — so the first guard's reminder comes
+first. The engine never raises into the host for anything a guard does: a failure is logged once per guard and kind
+of error through ``logging.getLogger("toolguards")`` and that guard adds nothing. (An exception raised by the host's
+own ``next`` is the host's and propagates unchanged.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .events import PostToolDecision, ToolEvent
+from .kinds import Call, Effect, Guard
+
+__all__ = ["Engine", "Next"]
+
+log = logging.getLogger("toolguards")
+
+Next = Callable[[], Any]
+
+
+class Engine:
+    """The configured guards of one guard file, ready for a host's post-execute events."""
+
+    def __init__(self, guards: Sequence[Guard], *, source: str = "<guards>", locale: str = "en") -> None:
+        self.guards: tuple[Guard, ...] = tuple(guards)
+        self.source = source
+        self.locale = locale
+        self._warned: set[tuple[str, str]] = set()
+        self._warned_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        ids = ", ".join(guard.id for guard in self.guards)
+        return f"<Engine {self.source} locale={self.locale} guards=[{ids}]>"
+
+    def post_execute(self, event: ToolEvent, next: Next | None = None) -> Any:  # noqa: A002 - the pinned host API
+        """Count ``event`` in every guard, run ``next``, and fold the guards' reminders into its decision."""
+        effects = self._observe(event)
+        decision = PostToolDecision() if next is None else next()
+        return self._fold(decision, effects)
+
+    async def apost_execute(self, event: ToolEvent, next: Next | None = None) -> Any:  # noqa: A002
+        """As ``post_execute``, for hosts whose ``next`` may return an awaitable."""
+        effects = self._observe(event)
+        decision = PostToolDecision() if next is None else next()
+        if inspect.isawaitable(decision):
+            decision = await decision
+        return self._fold(decision, effects)
+
+    def pre_step(self, agent: Any, user_prompt: bool = False) -> None:
+        """A step boundary; a step that carries a new user prompt resets that agent's chains."""
+        if agent is None or not user_prompt:
+            return
+        for guard in self.guards:
+            self._safely(guard, "reset", guard.reset, agent)
+
+    def forget(self, agent: Any) -> None:
+        """The host disposed of ``agent``: drop its state in every guard."""
+        if agent is None:
+            return
+        for guard in self.guards:
+            self._safely(guard, "forget", guard.forget, agent)
+
+    def _observe(self, event: ToolEvent) -> list[Effect]:
+        if event.agent is None or not self.guards:
+            return []
+        try:
+            call = Call(event)
+        except Exception as exc:  # a tool name whose str() fails, say
+            self._warn("engine", exc)
+            return []
+        effects = []
+        for guard in self.guards:
+            effect = self._safely(guard, "observe", guard.observe, call)
+            if effect is not None:
+                effects.append(effect)
+        return effects
+
+    def _fold(self, decision: Any, effects: list[Effect]) -> Any:
+        if not effects:
+            return decision
+        if not isinstance(decision, PostToolDecision):
+            self._warn("engine", TypeError(f"next() returned {type(decision).__name__}, not a PostToolDecision"))
+            return decision
+        contexts = tuple(entry for effect in effects for entry in effect.contexts)
+        feedback = next((effect.block_feedback for effect in effects if effect.block_feedback is not None), None)
+        if feedback is None:
+            return dataclasses.replace(decision, additional_contexts=contexts + decision.additional_contexts)
+        return dataclasses.replace(
+            decision,
+            kind="block",
+            feedback=feedback if decision.kind != "block" or decision.feedback is None else decision.feedback,
+            additional_contexts=contexts + decision.additional_contexts,
+        )
+
+    def _safely(self, guard: Guard, what: str, method: Callable[[Any], Any], argument: Any) -> Any:
+        try:
+            return method(argument)
+        except Exception as exc:  # the guard is advisory: a failure loses one nudge, never the host's call
+            self._warn(f"{guard.id}.{what}", exc)
+            return None
+
+    def _warn(self, where: str, exc: Exception) -> None:
+        key = (where, type(exc).__name__)
+        with self._warned_lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning("toolguards: %s failed and was skipped (%s: %s); later failures like it are not logged",
+                    where, type(exc).__name__, exc, exc_info=exc)
+

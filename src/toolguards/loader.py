@@ -1,0 +1,209 @@
+"""Guard file → engine: read, parse with positions, check the schema, freeze, check what a schema cannot, build.
+
+Every problem of a file is collected before anything is reported, and a file with any problem never yields an engine:
+nothing falls back to defaults in silence.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Template
+
+from .config import DEFAULT_LOCALE, GuardFile, build_guard_file
+from .diagnostics import ConfigError, Diagnostic, format_json_path
+from .document import JsonPath, PositionedDocument, parse_document
+from .engine import Engine
+from .kinds import GuardKind, registry
+from .resources import default_guard_file, shipped_templates_dir
+from .schema import schema_diagnostics, schema_for_kinds
+from .store import MemoryStore, StateStore
+from .templates import Templates, available_locales, resolve_locale
+
+__all__ = ["StoreFactory", "check_file", "from_mapping", "load", "load_default"]
+
+#: Makes the state store of one guard, given its id.
+StoreFactory = Callable[[str], StateStore]
+
+MAPPING_SOURCE = "<mapping>"
+
+
+def load(path: str | os.PathLike[str], *, locale: str | None = None, stores: StoreFactory | None = None) -> Engine:
+    """The engine for a guard file; raises ConfigError listing every problem of the file."""
+    display = os.fspath(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ConfigError([Diagnostic(display, 1, 1, f"cannot read the file: {reason}")]) from None
+    document = parse_document(display, raw)
+    return _build(display, Path(path).resolve().parent, document, locale, stores)
+
+
+def load_default(*, locale: str | None = None, stores: StoreFactory | None = None) -> Engine:
+    """The engine for the shipped guards/repeat-tool-reminder.yaml."""
+    return load(default_guard_file(), locale=locale, stores=stores)
+
+
+def from_mapping(
+    data: Mapping[str, Any],
+    *,
+    locale: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    stores: StoreFactory | None = None,
+) -> Engine:
+    """The engine for a config built in code; same checks as a file, located by JSON path instead of line."""
+    document = PositionedDocument(_plain(data))
+    return _build(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale, stores)
+
+
+def check_file(path: str | os.PathLike[str], *, locale: str | None = None) -> list[Diagnostic]:
+    """Every problem of a guard file (empty when it is valid)."""
+    try:
+        load(path, locale=locale)
+    except ConfigError as error:
+        return list(error.diagnostics)
+    return []
+
+
+def _plain(value: Any) -> Any:
+    # Hosts may pass tuples or other mappings; the schema check expects JSON's shapes.
+    if isinstance(value, Mapping):
+        return {key if isinstance(key, str) else str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _build(
+    display: str,
+    base_dir: Path | None,
+    document: PositionedDocument,
+    locale: str | None,
+    stores: StoreFactory | None,
+) -> Engine:
+    kinds = registry()
+    extra = {name: kind.config_schema or {} for name, kind in kinds.items() if kind.config_schema is not None}
+    # A value the reader already rejected (an unsupported tag, say) is not reported a second time by the schema.
+    found = [(p, d) for p, d in schema_diagnostics(display, document, schema_for_kinds(extra)) if p not in document.rejected]
+    problems = [*(d for _, d in document.problems), *(d for _, d in found), *_duplicate_ids(display, document)]
+    bad = {path for path, _ in found} | {path for path, _ in document.problems}
+    if () in bad or ("guards",) in bad:
+        raise ConfigError(problems)
+    # Check the templates of every guard the schema accepted, even when other parts of the file have problems.
+    valid = {i for i in range(len(document.data["guards"])) if not any(p[:2] == ("guards", i) for p in bad)}
+    guard_file = build_guard_file(display, base_dir, document.data if not bad else _top_valid(document.data, bad),
+                                  kinds, valid)
+    templates, more = _templates(guard_file, document, locale)
+    compiled: list[dict[str, Template]] = []
+    if templates is not None:
+        for spec in guard_file.guards:
+            slots, found_here = _guard_templates(guard_file, document, templates, kinds[spec.kind], spec.settings,
+                                                 spec.index)
+            compiled.append(slots)
+            more += found_here
+    problems += more
+    if problems or templates is None:
+        raise ConfigError(problems)
+    make_store = stores or (lambda _guard_id: MemoryStore())
+    guards = [
+        kinds[spec.kind].create(spec.id, spec.settings, slots, make_store(spec.id))
+        for spec, slots in zip(guard_file.guards, compiled)
+    ]
+    return Engine(guards, source=display, locale=templates.locale)
+
+
+def _top_valid(data: dict[str, Any], bad: set[JsonPath]) -> dict[str, Any]:
+    """The top-level keys without schema problems (invalid locale or templateDirs are left to their defaults here,
+    only so that the rest can still be checked: the file is rejected anyway)."""
+    return {key: value for key, value in data.items() if not any(path[:1] == (key,) for path in bad) or key == "guards"}
+
+
+def _problem(display: str, document: PositionedDocument, path: JsonPath, message: str) -> Diagnostic:
+    where = document.value_position(path)
+    return Diagnostic(
+        display, where.line if where else None, where.column if where else None,
+        f"{format_json_path(path)}: {message}",
+    )
+
+
+def _holds(data: Any, path: JsonPath) -> bool:
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(data, list) or part >= len(data):
+                return False
+        elif not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True
+
+
+def _duplicate_ids(display: str, document: PositionedDocument) -> list[Diagnostic]:
+    guards = document.data.get("guards") if isinstance(document.data, dict) else None
+    if not isinstance(guards, list):
+        return []
+    first_index: dict[str, int] = {}
+    problems = []
+    for index, entry in enumerate(guards):
+        guard_id = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(guard_id, str):
+            continue
+        if guard_id in first_index:
+            message = f"duplicate guard id `{guard_id}` (also guards[{first_index[guard_id]}].id)"
+            problems.append(_problem(display, document, ("guards", index, "id"), message))
+        else:
+            first_index[guard_id] = index
+    return problems
+
+
+def _templates(
+    guard_file: GuardFile, document: PositionedDocument, requested: str | None
+) -> tuple[Templates | None, list[Diagnostic]]:
+    display = guard_file.source
+    problems = []
+    for index, folder in enumerate(guard_file.template_dirs):
+        if not folder.is_dir():
+            path: JsonPath = ("templateDirs", index)
+            problems.append(_problem(display, document, path, f"template folder `{folder}` does not exist"))
+    roots = [*guard_file.template_dirs, shipped_templates_dir()]
+    available = available_locales(roots)
+    wanted = requested or guard_file.locale or DEFAULT_LOCALE
+    locale = resolve_locale(wanted, available)
+    if locale is None:
+        choices = ", ".join(available) or "none"
+        message = f"locale `{wanted}` has no templates (available: {choices})"
+        if requested is None and guard_file.locale is not None:
+            problems.append(_problem(display, document, ("locale",), message))
+        else:
+            problems.append(Diagnostic(display, None, None, message))
+        return None, problems
+    return Templates(roots, locale), problems
+
+
+def _guard_templates(
+    guard_file: GuardFile,
+    document: PositionedDocument,
+    templates: Templates,
+    kind: GuardKind,
+    settings: Any,
+    index: int,
+) -> tuple[dict[str, Template], list[Diagnostic]]:
+    display = guard_file.source
+    compiled: dict[str, Template] = {}
+    problems = []
+    for slot, name in kind.template_names(settings).items():
+        loaded = templates.load(name, kind.slots[slot].sample)
+        if isinstance(loaded, Template):
+            compiled[slot] = loaded
+            continue
+        configured: JsonPath = ("guards", index, "config", "templates", slot)
+        path = configured if _holds(document.data, configured) else ("guards", index, "id")
+        if loaded.file is None:
+            problems.append(_problem(display, document, path, loaded.message))
+        else:
+            used_by = f"the `{slot}` template of guards[{index}] in {display}"
+            problems.append(Diagnostic(loaded.file, loaded.line or 1, 1, f"{loaded.message} ({used_by})"))
+    return compiled, problems

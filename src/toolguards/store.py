@@ -1,0 +1,135 @@
+"""Per-agent guard state behind one small seam: ``update(agent, step)`` runs ``step`` atomically on that agent's state.
+
+The chain logic lives in the guards as pure functions from the old state to the new one; a store only keeps states and
+makes each update atomic. ``MemoryStore`` is the default: in memory, thread-safe, one per guard. A process-per-call
+host (a Claude Code hook) uses the SQLite store instead (``toolguards.sqlite_store``), with the same guards.
+
+Agent keys in memory:
+
+- an agent object that supports weak references is keyed by identity and held weakly, like the reference's
+  ``WeakMap``: dropping the agent drops its state, and the table never keeps an agent alive;
+- any other hashable key (a string id, an int, a tuple) is keyed by value, removed by ``forget()``, and bounded: past
+  ``max_keyed_agents`` (default 10,000) the least recently used one is evicted first;
+- an unhashable key that cannot be weakly referenced cannot be keyed at all: ``update`` raises ``TypeError``, which the
+  engine logs once and treats as a call with no agent.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, Protocol, TypeVar
+
+__all__ = ["DEFAULT_MAX_KEYED_AGENTS", "MemoryStore", "StateStore", "Step"]
+
+S = TypeVar("S")
+R = TypeVar("R")
+Step = Callable[[Any], tuple[Any, R]]
+
+DEFAULT_MAX_KEYED_AGENTS = 10_000
+
+
+class StateStore(Protocol):
+    """Where one guard keeps its per-agent state."""
+
+    #: True when digests must be stable across processes (a persistent store); in memory, Python's hash suffices.
+    stable_digests: bool
+
+    def update(self, agent: Any, step: Step[R]) -> R:
+        """Atomically replace the agent's state by ``step(state)[0]`` (None: no state) and return ``step(state)[1]``."""
+        ...
+
+    def reset(self, agent: Any) -> None:
+        """Drop the agent's state (a new user prompt)."""
+        ...
+
+    def forget(self, agent: Any) -> None:
+        """Drop the agent's state (the host disposed of the agent)."""
+        ...
+
+
+class _WeakSlot(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference to the agent that also carries its state: one object per tracked agent."""
+
+    __slots__ = ("key", "state")
+
+    def __new__(cls, agent: Any, callback: Callable[[Any], None], key: int) -> _WeakSlot:
+        return super().__new__(cls, agent, callback)
+
+    def __init__(self, agent: Any, callback: Callable[[Any], None], key: int) -> None:
+        super().__init__(agent, callback)
+        self.key = key
+        self.state: Any = None
+
+
+class MemoryStore(Generic[S]):
+    """In-memory per-agent state; weak for agent objects, LRU-bounded for keys such as string ids."""
+
+    stable_digests = False
+
+    def __init__(self, max_keyed_agents: int = DEFAULT_MAX_KEYED_AGENTS) -> None:
+        if max_keyed_agents < 1:
+            raise ValueError("max_keyed_agents must be >= 1")
+        self.max_keyed_agents = max_keyed_agents
+        self._lock = threading.Lock()
+        self._weak: dict[int, _WeakSlot] = {}
+        self._keyed: dict[Hashable, Any] = {}
+        table = self._weak
+
+        def dropped(slot: Any) -> None:
+            # Runs when an agent dies, possibly inside another update of this thread: no lock, one atomic dict op.
+            if table.get(slot.key) is slot:
+                table.pop(slot.key, None)
+
+        self._dropped = dropped
+
+    def __len__(self) -> int:
+        return len(self._weak) + len(self._keyed)
+
+    def update(self, agent: Any, step: Step[R]) -> R:
+        """Run ``step`` on the agent's state under the store's lock."""
+        if type(agent).__weakrefoffset__:
+            return self._update_weak(agent, step)
+        hash(agent)  # an unhashable agent fails here, before any state changes
+        with self._lock:
+            keyed = self._keyed
+            new_state, result = step(keyed.get(agent))
+            keyed.pop(agent, None)
+            if new_state is not None:
+                keyed[agent] = new_state  # re-inserted last: dict order is the LRU order
+                if len(keyed) > self.max_keyed_agents:
+                    del keyed[next(iter(keyed))]
+            return result
+
+    def _update_weak(self, agent: Any, step: Step[R]) -> R:
+        key = id(agent)
+        with self._lock:
+            slot = self._weak.get(key)
+            if slot is not None and slot() is not agent:
+                slot = None  # cannot happen while callbacks run; kept so a stale slot never leaks state
+            new_state, result = step(None if slot is None else slot.state)
+            if new_state is None:
+                if slot is not None:
+                    self._weak.pop(key, None)
+            else:
+                if slot is None:
+                    slot = _WeakSlot(agent, self._dropped, key)
+                    self._weak[key] = slot
+                slot.state = new_state
+            return result
+
+    def reset(self, agent: Any) -> None:
+        """Drop the agent's state."""
+        with self._lock:
+            if type(agent).__weakrefoffset__:
+                slot = self._weak.get(id(agent))
+                if slot is not None and slot() is agent:
+                    del self._weak[id(agent)]
+            else:
+                try:
+                    self._keyed.pop(agent, None)
+                except TypeError:
+                    pass
+
+    forget = reset

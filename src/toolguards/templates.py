@@ -1,0 +1,123 @@
+"""Reminder wording: Jinja2 template files per locale, sandboxed, checked in full when a guard file loads.
+
+Each locale is a folder (``templates/en``, ``templates/zh``); a guard file's ``templateDirs`` are searched before the
+shipped folder. Templates run in Jinja2's immutable sandbox with ``StrictUndefined`` and no autoescaping; the text they
+fill in (a tool's arguments, say) is data, never template source. At load every template is parsed, checked for
+unknown variables and for sandbox escapes (attributes that start with ``_``, calls of methods that mutate), then
+rendered once with sample values, so a broken template is a config error naming its file and line, not a surprise in
+the middle of a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import FileSystemLoader, StrictUndefined, Template, TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import nodes as jnodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+__all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale"]
+
+# Methods that change their object; the immutable sandbox refuses them at render time, this list refuses them at load.
+_MUTATING = frozenset(
+    "append extend insert pop remove clear update setdefault popitem add discard sort reverse "
+    "difference_update intersection_update symmetric_difference_update".split()
+)
+
+
+@dataclass(frozen=True)
+class TemplateProblem:
+    """Why a template cannot be used; ``file``/``line`` where the template itself is at fault."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+
+def available_locales(roots: Sequence[Path]) -> list[str]:
+    """Every locale that has a folder under one of ``roots``, sorted."""
+    found: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            found.update(child.name for child in root.iterdir() if child.is_dir())
+    return sorted(found)
+
+
+def resolve_locale(requested: str, available: Sequence[str]) -> str | None:
+    """The available locale for ``requested``: itself, else its language (``zh-CN`` → ``zh``); case-insensitive."""
+    by_folded = {name.casefold().replace("_", "-"): name for name in available}
+    wanted = requested.casefold().replace("_", "-")
+    return by_folded.get(wanted) or by_folded.get(wanted.split("-")[0])
+
+
+class Templates:
+    """The templates of one locale, looked up in ``roots`` (first match wins)."""
+
+    def __init__(self, roots: Sequence[Path], locale: str) -> None:
+        self.locale = locale
+        self.folders = tuple(root / locale for root in roots if (root / locale).is_dir())
+        self._env = ImmutableSandboxedEnvironment(
+            loader=FileSystemLoader([str(folder) for folder in self.folders], encoding="utf-8"),
+            undefined=StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=False,
+            auto_reload=False,
+        )
+
+    def load(self, name: str, sample: Mapping[str, Any]) -> Template | TemplateProblem:
+        """The compiled template ``name``, checked against the variables in ``sample`` and rendered with them once."""
+        try:
+            template = self._env.get_template(name)
+        except TemplateNotFound:
+            searched = ", ".join(str(folder) for folder in self.folders) or "no folder"
+            return TemplateProblem(f"template `{name}` not found for locale `{self.locale}` (searched: {searched})")
+        except TemplateSyntaxError as exc:
+            return TemplateProblem(f"template syntax error: {exc.message}", exc.filename, exc.lineno)
+        except (OSError, UnicodeDecodeError, TemplateError) as exc:
+            return TemplateProblem(f"template `{name}` cannot be read: {exc}")
+        filename = template.filename or name
+        source = Path(filename).read_text(encoding="utf-8") if template.filename else ""
+        problem = _static_problem(self._env.parse(source), set(sample), filename)
+        if problem is not None:
+            return problem
+        try:
+            template.render(sample)
+        except Exception as exc:  # any failure of a sample render is the template's fault
+            return TemplateProblem(f"template failed to render: {exc}", filename, _template_line(exc, filename))
+        return template
+
+
+def _static_problem(tree: jnodes.Template, variables: set[str], filename: str) -> TemplateProblem | None:
+    assigned = {node.name for node in tree.find_all(jnodes.Name) if node.ctx in ("store", "param")}
+    for node in tree.find_all((jnodes.Name, jnodes.Getattr, jnodes.Getitem, jnodes.Call)):
+        if isinstance(node, jnodes.Name) and node.ctx == "load":
+            if node.name not in variables and node.name not in assigned:
+                known = ", ".join(f"`{name}`" for name in sorted(variables))
+                return TemplateProblem(f"unknown variable `{node.name}` (known: {known})", filename, node.lineno)
+        elif isinstance(node, jnodes.Getattr) and node.attr.startswith("_"):
+            return TemplateProblem(f"access to `{node.attr}` is not allowed in a template", filename, node.lineno)
+        elif (
+            isinstance(node, jnodes.Getitem)
+            and isinstance(node.arg, jnodes.Const)
+            and isinstance(node.arg.value, str)
+            and node.arg.value.startswith("_")
+        ):
+            return TemplateProblem(f"access to `{node.arg.value}` is not allowed in a template", filename, node.lineno)
+        elif isinstance(node, jnodes.Call) and isinstance(node.node, jnodes.Getattr) and node.node.attr in _MUTATING:
+            return TemplateProblem(f"calling `{node.node.attr}` is not allowed in a template", filename, node.lineno)
+    return None
+
+
+def _template_line(exc: BaseException, filename: str) -> int | None:
+    # Jinja rewrites tracebacks so that frames of template code carry the template's file name and line.
+    line = None
+    trace = exc.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == filename:
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line
+
