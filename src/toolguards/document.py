@@ -145,7 +145,8 @@ class _Builder:
             node, path, parent, slot = stack.pop()
             built += 1
             if built > MAX_VALUES:
-                raise self.fatal(_mark(node), path, f"the document holds more than {MAX_VALUES} values once aliases expand")
+                message = f"the document holds more than {MAX_VALUES} values once aliases expand"
+                raise self.fatal(_mark(node), path, message)
             self.values.setdefault(path, _mark(node))
             if isinstance(node, ScalarNode):
                 parent[slot] = self._scalar(node, path)
@@ -170,13 +171,14 @@ class _Builder:
                 self.problem(where, path, "a mapping key must be a plain string")
                 continue
             key = str(key_node.value)
+            child: JsonPath = (*path, key)
             if key in mapping:
-                first = self.keys[(*path, key)]
-                self.problem(where, (*path, key), f"duplicate key `{key}` (first defined at line {first.line})")
+                first = self.keys[child]
+                self.problem(where, child, f"duplicate key `{key}` (first defined at line {first.line})")
                 continue
             mapping[key] = None
-            self.keys[(*path, key)] = where
-            pending.append((value_node, (*path, key), mapping, key))
+            self.keys[child] = where
+            pending.append((value_node, child, mapping, key))
         stack.extend(reversed(pending))
         return mapping
 

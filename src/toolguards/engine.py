@@ -40,13 +40,13 @@ class Engine:
         ids = ", ".join(guard.id for guard in self.guards)
         return f"<Engine {self.source} locale={self.locale} guards=[{ids}]>"
 
-    def post_execute(self, event: ToolEvent, next: Next | None = None) -> Any:  # noqa: A002 - the pinned host API
+    def post_execute(self, event: ToolEvent, next: Next | None = None) -> Any:
         """Count ``event`` in every guard, run ``next``, and fold the guards' reminders into its decision."""
         effects = self._observe(event)
         decision = PostToolDecision() if next is None else next()
         return self._fold(decision, effects)
 
-    async def apost_execute(self, event: ToolEvent, next: Next | None = None) -> Any:  # noqa: A002
+    async def apost_execute(self, event: ToolEvent, next: Next | None = None) -> Any:
         """As ``post_execute``, for hosts whose ``next`` may return an awaitable."""
         effects = self._observe(event)
         decision = PostToolDecision() if next is None else next()

@@ -88,7 +88,8 @@ def _build(
     kinds = registry()
     extra = {name: kind.config_schema or {} for name, kind in kinds.items() if kind.config_schema is not None}
     # A value the reader already rejected (an unsupported tag, say) is not reported a second time by the schema.
-    found = [(p, d) for p, d in schema_diagnostics(display, document, schema_for_kinds(extra)) if p not in document.rejected]
+    checked = schema_diagnostics(display, document, schema_for_kinds(extra))
+    found = [(path, diagnostic) for path, diagnostic in checked if path not in document.rejected]
     problems = [*(d for _, d in document.problems), *(d for _, d in found), *_duplicate_ids(display, document)]
     bad = {path for path, _ in found} | {path for path, _ in document.problems}
     if () in bad or ("guards",) in bad:
@@ -111,7 +112,7 @@ def _build(
     make_store = stores or (lambda _guard_id: MemoryStore())
     guards = [
         kinds[spec.kind].create(spec.id, spec.settings, slots, make_store(spec.id))
-        for spec, slots in zip(guard_file.guards, compiled)
+        for spec, slots in zip(guard_file.guards, compiled, strict=True)
     ]
     return Engine(guards, source=display, locale=templates.locale)
 
@@ -183,7 +184,7 @@ def _templates(
     return Templates(roots, locale), problems
 
 
-def _guard_templates(
+def _guard_templates(  # noqa: PLR0917 - private helper, called once
     guard_file: GuardFile,
     document: PositionedDocument,
     templates: Templates,

@@ -12,7 +12,7 @@ import difflib
 import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -116,7 +116,7 @@ def _custom(error: ValidationError) -> str | None:
 
 
 def _generic(error: ValidationError) -> str:
-    rule, value, instance = error.validator, error.validator_value, error.instance
+    rule, value, instance = error.validator, cast(Any, error.validator_value), error.instance
     if rule == "type":
         return f"must be {_expected_type(value)}, not {_actual_type(instance)}"
     if rule == "enum":
@@ -141,14 +141,15 @@ def _generic(error: ValidationError) -> str:
 def _problems(error: ValidationError) -> Iterator[tuple[JsonPath, bool, str]]:
     """(path, at the key?, message) for one jsonschema error; some errors name several keys."""
     path: JsonPath = tuple(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = _known_keys(error.schema)
+        known = _known_keys(schema)
         for key in error.instance:
             if key not in known:
                 yield (*path, key), True, _unknown_key_message(key, known)
         return
     if error.validator == "required" and isinstance(error.instance, dict):
-        for key in error.validator_value:
+        for key in cast(list[str], error.validator_value):
             if key not in error.instance:
                 yield path, False, f"missing required key `{key}`"
         return

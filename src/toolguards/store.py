@@ -16,6 +16,7 @@ Agent keys in memory:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections.abc import Callable, Hashable
@@ -58,7 +59,7 @@ class _WeakSlot(weakref.ref):  # type: ignore[type-arg]
         return super().__new__(cls, agent, callback)
 
     def __init__(self, agent: Any, callback: Callable[[Any], None], key: int) -> None:
-        super().__init__(agent, callback)
+        super().__init__(agent, callback)  # type: ignore[call-arg]  # typeshed omits weakref.ref.__init__
         self.key = key
         self.state: Any = None
 
@@ -79,8 +80,9 @@ class MemoryStore(Generic[S]):
 
         def dropped(slot: Any) -> None:
             # Runs when an agent dies, possibly inside another update of this thread: no lock, one atomic dict op.
-            if table.get(slot.key) is slot:
-                table.pop(slot.key, None)
+            key = slot.key
+            if table.get(key) is slot:
+                table.pop(key, None)
 
         self._dropped = dropped
 
@@ -127,9 +129,7 @@ class MemoryStore(Generic[S]):
                 if slot is not None and slot() is agent:
                     del self._weak[id(agent)]
             else:
-                try:
+                with contextlib.suppress(TypeError):  # an unhashable agent never had state
                     self._keyed.pop(agent, None)
-                except TypeError:
-                    pass
 
     forget = reset

@@ -23,8 +23,10 @@ __all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale"
 
 # Methods that change their object; the immutable sandbox refuses them at render time, this list refuses them at load.
 _MUTATING = frozenset(
-    "append extend insert pop remove clear update setdefault popitem add discard sort reverse "
-    "difference_update intersection_update symmetric_difference_update".split()
+    {
+        "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add", "discard",
+        "sort", "reverse", "difference_update", "intersection_update", "symmetric_difference_update",
+    }
 )
 
 

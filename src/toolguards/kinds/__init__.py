@@ -1,4 +1,4 @@
-"""The registry of guard kinds: an explicit dict of the built-in kinds, extended by the ``toolguards.kinds`` entry points.
+"""The registry of guard kinds: an explicit dict of the built-in kinds, extended by ``toolguards.kinds`` entry points.
 
 A third-party package registers a kind with an entry point whose name is the kind's name and whose object satisfies
 ``GuardKind`` (an instance, or a class that takes no arguments). It is checked when the registry is first built; a
@@ -20,11 +20,10 @@ __all__ = ["BUILTIN_KINDS", "Call", "Effect", "Guard", "GuardKind", "TemplateSlo
 
 log = logging.getLogger("toolguards")
 
-BUILTIN_KINDS: Mapping[str, GuardKind] = MappingProxyType(
-    {
-        REPEAT_TOOL_REMINDER.name: REPEAT_TOOL_REMINDER,
-    }
-)
+_BUILTIN: dict[str, GuardKind] = {
+    REPEAT_TOOL_REMINDER.name: REPEAT_TOOL_REMINDER,
+}
+BUILTIN_KINDS: Mapping[str, GuardKind] = MappingProxyType(_BUILTIN)
 
 ENTRY_POINT_GROUP = "toolguards.kinds"
 

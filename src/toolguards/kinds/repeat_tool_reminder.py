@@ -55,7 +55,7 @@ from ..patterns import ToolFilter
 from ..store import StateStore
 from .base import Call, Effect, TemplateSlot, digest_function
 
-__all__ = ["KIND", "CALL_ID_WINDOW", "RepeatSettings", "RepeatToolReminder"]
+__all__ = ["CALL_ID_WINDOW", "KIND", "RepeatSettings", "RepeatToolReminder"]
 
 NAME = "repeat-tool-reminder"
 #: How many recent call ids per agent are remembered for de-duplication.
@@ -96,7 +96,9 @@ def _advance(state: _State | None, digest: int, call_id: str | None) -> tuple[_S
 class RepeatToolReminder:
     """One configured repeat-tool-reminder guard."""
 
-    def __init__(self, guard_id: str, settings: RepeatSettings, templates: Mapping[str, Template], store: StateStore):
+    def __init__(
+        self, guard_id: str, settings: RepeatSettings, templates: Mapping[str, Template], store: StateStore
+    ) -> None:
         self.id = guard_id
         self.settings = settings
         self._templates = templates
@@ -142,7 +144,7 @@ class RepeatToolReminderKind:
     """The registry entry for repeat-tool-reminder."""
 
     name = NAME
-    config_schema = None  # in schemas/toolguards.schema.json as #/$defs/repeatToolReminderConfig
+    config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json, $defs/repeatToolReminderConfig
     slots: Mapping[str, TemplateSlot] = MappingProxyType(
         {
             "first": TemplateSlot(f"{NAME}/first.j2", _SAMPLE),

@@ -1,0 +1,49 @@
+"""What every session importer yields: one record per event a guard cares about, in input order, with its line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["InputError", "Record"]
+
+RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder"]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One event of a recorded session.
+
+    ``post-execute``: a tool call (``tool``, ``arguments``, ``denied``, ``call_id``, and ``result``/``error`` where the
+    log has them). ``pre-step``: a step boundary, ``user_prompt`` when it carries a new user prompt. ``forget``: the
+    agent was disposed of. ``recorded-reminder``: a reminder the recording itself holds (the reference harness logs
+    its guard's reminders as injected user messages), with its ``text`` and ``source`` — the parity check compares
+    these with what this guard produces.
+
+    ``line`` is the 1-based line of the input where the event is (for a one-document JSON input, the line where the
+    message starts); ``agent`` is a string label (None: a call with no agent).
+    """
+
+    kind: RecordKind
+    line: int
+    agent: str | None = None
+    tool: str = ""
+    arguments: Any = None
+    denied: bool = False
+    call_id: str | None = None
+    user_prompt: bool = False
+    result: Any = None
+    error: str | None = None
+    text: str = ""
+    source: Mapping[str, Any] = field(default_factory=dict)
+
+
+class InputError(Exception):
+    """A malformed input: ``path:line: message``."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.message = message
+        super().__init__(f"{path}:{line}: {message}")

@@ -1,0 +1,139 @@
+"""How a replay is printed: each reminder as text, one JSON object per call, a summary, a comparison, a check."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..events import ContextEntry
+from .records import Record
+from .runner import Outcome
+from .stats import Totals, advice
+
+__all__ = ["Check", "compare_text", "jsonl_line", "reminder_text", "summary_text", "totals_line"]
+
+Write = Callable[[str], None]
+
+
+def _label(entry: ContextEntry) -> str:
+    guard = entry.source.get("plugin", "?")
+    template = entry.metadata.get("template")
+    return f"{guard}/{template}" if template else str(guard)
+
+
+def _where(path: str, record: Record) -> str:
+    return f"{path}:{record.line} · agent {record.agent} · {record.tool}"
+
+
+def reminder_text(path: str, outcome: Outcome) -> str:
+    """Each reminder of one call: a header line with where, agent, tool and count, then the text as the model reads it."""
+    blocks = []
+    for entry in outcome.contexts:
+        summary = entry.source.get("summary") or outcome.record.tool
+        blocks.append(f"── {path}:{outcome.record.line} · agent {outcome.record.agent} · {summary} · {_label(entry)}\n"
+                      f"{entry.text}\n")
+    return "\n".join(blocks)
+
+
+def jsonl_line(outcome: Outcome, *, compare: bool = False) -> str:
+    """The pinned JSON Lines object of one call (``other`` holds the second guard file's contexts with --compare)."""
+    record = outcome.record
+    data: dict[str, Any] = {
+        "line": record.line,
+        "agent": record.agent,
+        "tool": record.tool,
+        "contexts": [entry.to_json() for entry in outcome.contexts],
+    }
+    if compare:
+        data["other"] = [entry.to_json() for entry in outcome.decisions[1].additional_contexts]
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | None:
+    """The two guard files' reminders for one call, when they differ."""
+    sides = [decision.additional_contexts for decision in outcome.decisions]
+    if [e.to_json() for e in sides[0]] == [e.to_json() for e in sides[1]]:
+        return None
+    lines = [f"── {_where(path, outcome.record)}"]
+    for name, entries in zip(names, sides, strict=True):
+        if not entries:
+            lines.append(f"{name}: (nothing)")
+        for entry in entries:
+            lines.append(f"{name}: {_label(entry)} · {entry.source.get('summary', '')}")
+            lines.extend(f"    {text}" for text in entry.text.splitlines())
+    return "\n".join(lines) + "\n"
+
+
+def totals_line(totals: Totals) -> str:
+    """One line: sessions, calls, agents, reminders (and skipped lines, if any)."""
+    sessions = f"{totals.sessions} session{'s' if totals.sessions != 1 else ''}"
+    text = (
+        f"replayed {sessions}: {totals.calls} tool calls from {len(totals.agents)} "
+        f"agent{'s' if len(totals.agents) != 1 else ''}; {totals.reminder_count()} reminders"
+    )
+    by_threshold: dict[tuple[str, int], int] = {}
+    for stats in totals.tools.values():
+        for key, n in stats.reminders.items():
+            by_threshold[key] = by_threshold.get(key, 0) + n
+    if by_threshold:
+        text += " (" + ", ".join(f"{guard} at {count}: {n}" for (guard, count), n in sorted(by_threshold.items())) + ")"
+    if totals.skipped:
+        text += f"; {totals.skipped} malformed line{'s' if totals.skipped != 1 else ''} skipped"
+    return text
+
+
+def summary_text(totals: Totals, first_threshold: int) -> str:
+    """Per tool: calls, runs of identical calls by length, reminders per threshold, and advice."""
+    lines = [totals_line(totals), "", "per tool (runs = identical consecutive calls of one agent, by length):"]
+    for tool, stats in sorted(totals.tools.items(), key=lambda item: (-item[1].calls, item[0])):
+        runs = ", ".join(f"{length}×{n}" for length, n in sorted(stats.runs.items(), reverse=True) if length > 1)
+        reminders = ", ".join(f"at {count}: {n}" for (_, count), n in sorted(stats.reminders.items()))
+        lines.append(f"  {tool}: {stats.calls} calls; repeated runs: {runs or 'none'}; reminders: {reminders or 'none'}")
+        hint = advice(tool, stats, first_threshold)
+        if hint:
+            lines.append(f"    advice: {hint}")
+    return "\n".join(lines) + "\n"
+
+
+class Check:
+    """The parity check: reminders this guard produces against those recorded in the log, per guard id, in order."""
+
+    def __init__(self, guard_ids: Sequence[str]) -> None:
+        self.guard_ids = tuple(guard_ids)
+        self.produced: dict[str, list[str]] = {guard: [] for guard in self.guard_ids}
+        self.recorded: dict[str, list[str]] = {guard: [] for guard in self.guard_ids}
+
+    @staticmethod
+    def _item(summary: object, text: str) -> str:
+        return f"[{summary}] {json.dumps(text, ensure_ascii=False)}"
+
+    def outcome(self, outcome: Outcome) -> None:
+        """Note what the guards produced for one call."""
+        for entry in outcome.contexts:
+            guard = str(entry.source.get("plugin"))
+            if guard in self.produced:
+                self.produced[guard].append(self._item(entry.source.get("summary"), entry.text))
+
+    def recorded_reminder(self, record: Record) -> None:
+        """Note a reminder the log holds (only those of this file's guard ids are compared)."""
+        guard = str(record.source.get("plugin"))
+        if guard in self.recorded:
+            self.recorded[guard].append(self._item(record.source.get("summary"), record.text))
+
+    def report(self, path: str) -> tuple[bool, str]:
+        """(agree?, a readable report: a count per guard, or a unified diff of recorded vs produced)."""
+        lines = []
+        agree = True
+        for guard in self.guard_ids:
+            recorded, produced = self.recorded[guard], self.produced[guard]
+            if recorded == produced:
+                lines.append(f"{path}: {guard}: {len(produced)} reminders agree with the log")
+                continue
+            agree = False
+            lines.append(f"{path}: {guard}: the reminders differ from the log (- recorded, + produced):")
+            lines.extend(
+                difflib.unified_diff(recorded, produced, f"{path} (recorded)", f"{guard} (produced)", lineterm="")
+            )
+        return agree, "\n".join(lines) + "\n"
