@@ -1,0 +1,116 @@
+"""The ``events`` format: toolguards' own JSON Lines, one event per line, in the order the host saw them (pinned).
+
+::
+
+    {"type": "post-execute", "agent": "main", "tool": "grep", "arguments": {"q": "x"}, "denied": false, "callId": "c1"}
+    {"type": "pre-step", "agent": "main", "userPrompt": true}
+    {"type": "forget", "agent": "main"}
+
+Every event has a ``type`` and may name its ``agent`` (a string; null or absent is a call with no agent, which the
+guards ignore).
+
+- ``post-execute`` — an executed (or denied) tool call. ``tool`` (a non-empty string) is required. ``arguments`` is
+  any JSON value: the parsed arguments, or the raw string when the model's argument JSON was malformed; ``{}`` when
+  absent, as the reference parses an empty argument string. Optional: ``denied`` (true/false, default false),
+  ``callId`` (string or null), ``result`` (any JSON value) and ``error`` (string or null): the call's outcome.
+- ``pre-step`` — a step boundary; ``userPrompt`` (true/false, default false) when the step carries a new user prompt,
+  which starts the agent's chains afresh.
+- ``forget`` — the host disposed of the agent.
+
+Validation is strict, so a typo never passes in silence: a line that is not JSON, not an object, of an unknown
+``type``, with a key of the wrong type or a key its type does not have, is an InputError naming every problem of
+the line, e.g. ``events.jsonl:3: post-execute needs a string "tool"; unknown key "args" in a post-execute event
+(allowed: type, agent, tool, arguments, denied, callId, result, error)``. Blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..records import InputError, Record
+from ._json import Lines, json_lines, json_type
+
+__all__ = ["KEYS", "read"]
+
+KEYS: dict[str, tuple[str, ...]] = {
+    "post-execute": ("type", "agent", "tool", "arguments", "denied", "callId", "result", "error"),
+    "pre-step": ("type", "agent", "userPrompt"),
+    "forget": ("type", "agent"),
+}
+_TYPES = '"post-execute", "pre-step" or "forget"'
+
+
+def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
+    """The records of an events file, one per non-blank line, or an InputError for each malformed line."""
+    for item in json_lines(path, lines):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        number, event = item
+        problems = _problems(event)
+        if problems:
+            yield InputError(path, number, "; ".join(problems))
+        else:
+            yield _record(number, event)
+
+
+def _record(line: int, event: dict[str, Any]) -> Record:
+    kind = event["type"]
+    agent = event.get("agent")
+    if kind == "post-execute":
+        return Record(
+            "post-execute",
+            line,
+            agent=agent,
+            tool=event["tool"],
+            arguments=event.get("arguments", {}),
+            denied=event.get("denied", False),
+            call_id=event.get("callId"),
+            result=event.get("result"),
+            error=event.get("error"),
+        )
+    if kind == "pre-step":
+        return Record("pre-step", line, agent=agent, user_prompt=event.get("userPrompt", False))
+    return Record("forget", line, agent=agent)
+
+
+def _problems(event: Any) -> list[str]:
+    if not isinstance(event, dict):
+        return [f"expected a JSON object, not {json_type(event)}"]
+    kind = event.get("type")
+    if "type" not in event:
+        return [f'an event needs a "type": {_TYPES}']
+    if not isinstance(kind, str) or kind not in KEYS:
+        shown = f'"{kind}"' if isinstance(kind, str) else json_type(kind)
+        return [f'"type" must be {_TYPES}, not {shown}']
+    problems = []
+    if kind == "post-execute":
+        tool = event.get("tool")
+        if not isinstance(tool, str):
+            problems.append('post-execute needs a string "tool"')
+        elif not tool:
+            problems.append('"tool" must not be empty')
+    for key, check, wanted in (
+        ("agent", _string_or_null, "a string or null"),
+        ("callId", _string_or_null, "a string or null"),
+        ("error", _string_or_null, "a string or null"),
+        ("denied", _boolean, "true or false"),
+        ("userPrompt", _boolean, "true or false"),
+    ):
+        if key in event and key in KEYS[kind] and not check(event[key]):
+            problems.append(f'"{key}" must be {wanted}, not {json_type(event[key])}')
+    unknown = [key for key in event if key not in KEYS[kind]]
+    if unknown:
+        names = ", ".join(f'"{key}"' for key in unknown)
+        allowed = ", ".join(KEYS[kind])
+        problems.append(f"unknown key{'s' if len(unknown) > 1 else ''} {names} in a {kind} event (allowed: {allowed})")
+    return problems
+
+
+def _string_or_null(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _boolean(value: Any) -> bool:
+    return isinstance(value, bool)
