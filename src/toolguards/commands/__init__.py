@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
-from . import validate
+from . import hook, replay, validate
 
 __all__ = ["COMMANDS"]
 
 COMMANDS: Mapping[str, ModuleType] = MappingProxyType(
     {
+        "hook": hook,
         "validate": validate,
+        "replay": replay,
     }
 )

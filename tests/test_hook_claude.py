@@ -1,0 +1,271 @@
+"""``toolguards hook claude``: real-shaped Claude Code hook events piped through the real command, one process each."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolguards.integrations import claude_code
+from toolguards.sqlite_store import SqliteStore
+
+FIRST = (
+    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
+    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
+    "repeating the call."
+)
+FIRST_ZH = (
+    "你正在用完全相同的参数重复同一个工具调用。再次调用前，请仔细分析上一次的结果：如果任务尚未完成，"
+    "请换一种方法或使用不同的参数，而不是重复这次调用。"
+)
+LS = '{"command":"ls -la","description":"List files"}'
+
+
+def detailed(tool: str, count: int, arguments: str) -> str:
+    return (
+        "Repeated tool call detected:\n"
+        f"- tool: {tool}\n"
+        f"- consecutive_calls: {count}\n"
+        f"- arguments: {arguments}\n"
+        "The repeated calls are not making progress. Do not call this tool with these exact arguments again. "
+        "Inspect the latest result and choose a different action, different arguments, or finish the task if enough "
+        "evidence has been gathered."
+    )
+
+
+def envelope(event: str, session: str = "sess-1", agent_id: str | None = None, **fields: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "session_id": session,
+        "transcript_path": f"/home/u/.claude/projects/p/{session}.jsonl",
+        "cwd": "/home/u/p",
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
+    if agent_id is not None:
+        found |= {"agent_id": agent_id, "agent_type": "general-purpose"}
+    return found | fields
+
+
+def bash(call_id: str, command: str = "ls -la", **kwargs: Any) -> dict[str, Any]:
+    return envelope(
+        "PostToolUse", tool_name="Bash", tool_input={"command": command, "description": "List files"},
+        tool_response={"stdout": "total 0", "stderr": "", "interrupted": False, "isImage": False},
+        tool_use_id=call_id, **kwargs,
+    )
+
+
+def failed(call_id: str) -> dict[str, Any]:
+    return envelope("PostToolUseFailure", tool_name="Bash", tool_input={"command": "ls -la", "description": "List files"},
+                    tool_use_id=call_id, error="Exit code 2\nls: cannot access 'x': No such file", is_interrupt=False)
+
+
+def prompt(text: str = "try again") -> dict[str, Any]:
+    return envelope("UserPromptSubmit", prompt=text)
+
+
+def command(state_dir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "toolguards", "hook", "claude", "--state-dir", str(state_dir), *args]
+
+
+def hook(state_dir: Path, event: dict[str, Any] | str, *args: str) -> subprocess.CompletedProcess[str]:
+    data = event if isinstance(event, str) else json.dumps(event)
+    return subprocess.run(command(state_dir, *args), input=data, capture_output=True, text=True, timeout=60)
+
+
+def answer(event: str, text: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}) + "\n"
+
+
+def outputs(state_dir: Path, events: list[dict[str, Any]], *args: str) -> list[str]:
+    """Each event in its own process, in turn; every run must exit 0 with nothing on stderr."""
+    found = []
+    for event in events:
+        done = hook(state_dir, event, *args)
+        assert (done.returncode, done.stderr) == (0, "")
+        found.append(done.stdout)
+    return found
+
+
+@pytest.fixture
+def twice(tmp_path) -> str:
+    """A guard file that reminds at 2 (short form) and 3 (detailed): short sequences for the cases below."""
+    path = tmp_path / "twice.yaml"
+    path.write_text("guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: [2, 3]\n", encoding="utf-8")
+    return str(path)
+
+
+def test_reminders_at_3_and_5_and_a_new_prompt_resets(tmp_path):
+    events = [bash(f"toolu_{i}") for i in range(1, 6)] + [prompt()] + [bash(f"toolu_{i}") for i in range(6, 9)]
+    got = outputs(tmp_path, events)
+    assert got == [
+        "", "", answer("PostToolUse", FIRST), "", answer("PostToolUse", detailed("Bash", 5, LS)),
+        "",  # the prompt: nothing to say, and the main chain starts afresh
+        "", "", answer("PostToolUse", FIRST),
+    ]
+
+
+def test_32_concurrent_processes_count_one_session_exactly(tmp_path):
+    processes = [
+        subprocess.Popen(command(tmp_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+        for _ in range(32)
+    ]
+    # Every process gets its event before any is waited for, so they all race for the state file.
+    for i, process in enumerate(processes):
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(bash(f"toolu_{i:02}")))
+        process.stdin.close()
+    results = []
+    for process in processes:
+        with process:  # reads to the end, then waits and closes the pipes
+            assert process.stdout is not None and process.stderr is not None
+            results.append((process.stdout.read(), process.stderr.read()))
+    assert [process.returncode for process in processes] == [0] * 32
+    assert [err for _, err in results if err] == []
+    said = sorted(out for out, _ in results if out)
+    assert said == sorted([
+        answer("PostToolUse", FIRST),
+        answer("PostToolUse", detailed("Bash", 5, LS)),
+        answer("PostToolUse", detailed("Bash", 8, LS)),
+    ])
+
+
+def test_a_call_delivered_twice_counts_once(tmp_path, twice):
+    got = outputs(tmp_path, [bash("toolu_a"), bash("toolu_a"), bash("toolu_b")], "--config", twice)
+    assert got == ["", "", answer("PostToolUse", FIRST)]
+
+
+def test_a_subagent_keeps_its_own_chain(tmp_path, twice):
+    events = [bash("m1"), bash("s1", agent_id="a7f3"), bash("m2"), bash("s2", agent_id="a7f3"), bash("o1", agent_id="b2")]
+    got = outputs(tmp_path, events, "--config", twice)
+    assert got == ["", "", answer("PostToolUse", FIRST), answer("PostToolUse", FIRST), ""]
+
+
+def test_sessions_keep_their_own_chains(tmp_path, twice):
+    got = outputs(tmp_path, [bash("x1"), bash("x2", session="sess-2"), bash("x3")], "--config", twice)
+    assert got == ["", "", answer("PostToolUse", FIRST)]
+
+
+def test_failures_count_with_the_successes(tmp_path, twice):
+    got = outputs(tmp_path, [bash("f1"), failed("f2"), failed("f3")], "--config", twice)
+    assert got == ["", answer("PostToolUseFailure", FIRST), answer("PostToolUseFailure", detailed("Bash", 3, LS))]
+
+
+def test_a_batch_counts_its_calls_in_order_and_answers_once(tmp_path, twice):
+    def call(call_id: str, command: str) -> dict[str, Any]:
+        return {"tool_name": "Bash", "tool_input": {"command": command, "description": "List files"},
+                "tool_use_id": call_id, "tool_response": {"stdout": ""}}
+
+    batch = envelope("PostToolBatch", tool_calls=[call("b1", "ls -la"), call("b2", "ls -la"), call("b3", "pwd"),
+                                                  call("b4", "ls -la"), call("b5", "ls -la"), call("b6", "ls -la")])
+    (got,) = outputs(tmp_path, [batch], "--config", twice)
+    assert got == answer("PostToolBatch", FIRST + "\n\n" + FIRST + "\n\n" + detailed("Bash", 3, LS))
+
+
+def test_the_locale_option(tmp_path, twice):
+    got = outputs(tmp_path, [bash("l1"), bash("l2")], "--config", twice, "--locale", "zh")
+    assert got == ["", answer("PostToolUse", FIRST_ZH)]
+
+
+def test_other_events_are_ignored_without_touching_the_state(tmp_path):
+    for event in (envelope("PreToolUse", tool_name="Bash", tool_input={}, tool_use_id="p"), envelope("Stop")):
+        done = hook(tmp_path / "state", event)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize(("stdin", "message"), [
+    ("", "stdin is not a JSON event (Expecting value: line 1 column 1 (char 0))"),
+    ("{'session_id': 1}", "stdin is not a JSON event (Expecting property name enclosed in double quotes: line 1 column 2 "
+                          "(char 1))"),
+    ("[]", "stdin holds a JSON list, not an event object"),
+    ('{"hook_event_name": "PostToolUse"}', "the event has no `session_id` string"),
+    ('{"hook_event_name": "PostToolUse", "session_id": "s", "tool_input": {}}', "the event has no `tool_name` string"),
+    ('{"hook_event_name": "PostToolBatch", "session_id": "s", "tool_calls": [{"tool_name": 3}]}',
+     "tool_calls[0] has no `tool_name` string"),
+])
+def test_malformed_events_exit_0_with_one_line(tmp_path, stdin, message):
+    done = hook(tmp_path, stdin)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", f"toolguards hook: {message}\n")
+
+
+def test_a_bad_config_exits_0_with_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: []\n      nope: 1\n")
+    done = hook(tmp_path, bash("c1"), "--config", str(bad))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == (f"toolguards hook: {bad}:4:19: guards[0].config.thresholds: `thresholds` must not be empty "
+                           "(and 1 more)\n")
+    done = hook(tmp_path, bash("c1"), "--config", str(tmp_path / "missing.yaml"))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == f"toolguards hook: {tmp_path / 'missing.yaml'}:1:1: cannot read the file: No such file or directory\n"
+
+
+def test_an_unusable_state_dir_exits_0_with_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = hook(blocker / "state", bash("c1"))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr.startswith(f"toolguards hook: cannot open the state file in {blocker / 'state'}: ")
+    assert done.stderr.count("\n") == 1
+    (tmp_path / "claude-code.sqlite3").write_text("not a database")
+    done = hook(tmp_path, bash("c1"))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == f"toolguards hook: cannot open the state file in {tmp_path}: file is not a database\n"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ([], "the following arguments are required: host"),
+    (["claude", "--bogus"], "unrecognized arguments: --bogus"),
+    (["codex"], "argument host: invalid choice: 'codex' (choose from 'claude')"),
+])
+def test_usage_errors_exit_0_with_one_line(args, message):
+    done = subprocess.run([sys.executable, "-m", "toolguards", "hook", *args], input="{}", capture_output=True,
+                          text=True, timeout=60)
+    usage = "usage: toolguards hook {claude} [--config PATH] [--locale LOC] [--state-dir DIR]"
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", f"toolguards hook: {message} ({usage})\n")
+
+
+@pytest.mark.parametrize(("platform", "environ", "expected"), [
+    ("linux", {"XDG_CACHE_HOME": "/var/cache/me"}, "/var/cache/me/toolguards"),
+    ("linux", {"XDG_CACHE_HOME": "relative/ignored"}, "~/.cache/toolguards"),
+    ("linux", {}, "~/.cache/toolguards"),
+    ("darwin", {"XDG_CACHE_HOME": "/ignored"}, "~/Library/Caches/toolguards"),
+    ("win32", {"LOCALAPPDATA": "/c/Users/me/AppData/Local"}, "/c/Users/me/AppData/Local/toolguards"),
+    ("win32", {}, "~/AppData/Local/toolguards"),
+])
+def test_default_state_dir(monkeypatch, tmp_path, platform, environ, expected):
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("XDG_CACHE_HOME", "LOCALAPPDATA"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert claude_code.default_state_dir() == Path(expected.replace("~", str(tmp_path)))
+
+
+def test_a_batch_in_the_tool_results_shape_is_read_too():
+    event = envelope("PostToolBatch", tool_results=[
+        {"tool_name": "Read", "tool_input": {"file_path": "a"}, "tool_use_id": "r1", "tool_result": "text"},
+        {"tool_name": "Read", "tool_input": {"file_path": "b"}, "tool_use_id": "r2", "error_message": "missing"},
+    ])
+    got = [(e.tool, e.arguments, e.agent, e.call_id, e.result, e.error) for e in claude_code.tool_events(event)]
+    assert got == [
+        ("Read", {"file_path": "a"}, "main", "r1", "text", None),
+        ("Read", {"file_path": "b"}, "main", "r2", None, "missing"),
+    ]
+
+
+def test_a_store_failure_inside_the_engine_is_one_line_and_no_output(tmp_path, monkeypatch):
+    def locked(self, agent, step):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(SqliteStore, "update", locked)
+    with pytest.raises(claude_code.HookError) as error:
+        claude_code.run_hook(json.dumps(bash("c1")), state_dir=tmp_path)
+    assert str(error.value) == "repeat-tool-reminder.observe failed and was skipped (OperationalError: database is locked)"
