@@ -28,7 +28,7 @@ def _where(path: str, record: Record) -> str:
 
 
 def reminder_text(path: str, outcome: Outcome) -> str:
-    """Each reminder of one call: a header line with where, agent, tool and count, then the text as the model reads it."""
+    """Each reminder of one call: a header (where, agent, tool and count), then the text as the model reads it."""
     blocks = []
     for entry in outcome.contexts:
         summary = entry.source.get("summary") or outcome.record.tool
@@ -90,7 +90,9 @@ def summary_text(totals: Totals, first_threshold: int) -> str:
     for tool, stats in sorted(totals.tools.items(), key=lambda item: (-item[1].calls, item[0])):
         runs = ", ".join(f"{length}×{n}" for length, n in sorted(stats.runs.items(), reverse=True) if length > 1)
         reminders = ", ".join(f"at {count}: {n}" for (_, count), n in sorted(stats.reminders.items()))
-        lines.append(f"  {tool}: {stats.calls} calls; repeated runs: {runs or 'none'}; reminders: {reminders or 'none'}")
+        lines.append(
+            f"  {tool}: {stats.calls} calls; repeated runs: {runs or 'none'}; reminders: {reminders or 'none'}"
+        )
         hint = advice(tool, stats, first_threshold)
         if hint:
             lines.append(f"    advice: {hint}")

@@ -75,7 +75,8 @@ class Source:
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise InputError(self.display, self.line, f"the line is not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+                message = f"the line is not UTF-8 text (byte 0x{raw[exc.start]:02x})"
+                raise InputError(self.display, self.line, message) from None
 
     def read(self) -> str:
         """The whole input as text."""
@@ -84,7 +85,8 @@ class Source:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
-            raise InputError(self.display, line, f"the input is not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+            message = f"the input is not UTF-8 text (byte 0x{data[exc.start]:02x})"
+            raise InputError(self.display, line, message) from None
 
     def close(self) -> None:
         """Close the file (not stdin) and the progress bar."""
@@ -98,6 +100,6 @@ class Source:
 def _progress_bar(name: str, total: int | None) -> Any:
     if not sys.stderr.isatty():
         return None
-    from tqdm import tqdm  # only a terminal needs it
+    from tqdm import tqdm  # noqa: PLC0415 - only a terminal needs it, and only then is it worth importing
 
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=name, file=sys.stderr, leave=False)
