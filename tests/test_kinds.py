@@ -45,7 +45,8 @@ class Misnamed:
     config_schema: dict[str, Any] = {"type": "object"}
 
     def parse(self, config: Any) -> Any: ...
-    def template_names(self, settings: Any) -> Any: ...
+    def problems(self, settings: Any) -> Any: ...
+    def templates(self, settings: Any) -> Any: ...
     def create(self, *args: Any) -> Any: ...
 
 
@@ -53,7 +54,7 @@ class Misnamed:
     ("name", "kind", "problem"),
     [
         ("repeat-tool-reminder", Misnamed(), "the kind `repeat-tool-reminder` is already registered"),
-        ("half", Half(), "its object lacks name, slots, config_schema, parse, template_names or create"),
+        ("half", Half(), "its object lacks name, slots, config_schema, parse, problems, templates or create"),
         ("misnamed", Misnamed(), "its kind is named `other`, not `misnamed` as the entry point says"),
     ],
 )

@@ -17,6 +17,11 @@ def config(line: str) -> str:
 
 
 THRESHOLD = "every threshold must be an integer >= 2"
+CONFIG_KEYS = (
+    "`thresholds`, `include`, `exclude`, `argumentsPreviewChars`, `repeatEvery`, `resultAware`, `block`, "
+    "`overrides`, `templates`"
+)
+KINDS = "`repeat-tool-reminder`, `cycle-reminder`, `repeated-error-reminder`"
 PREVIEW = "must be an integer >= 1"
 
 
@@ -50,8 +55,8 @@ PREVIEW = "must be an integer >= 1"
          [f"g.yaml:4:30: guards[0].config.argumentsPreviewChars: invalid argumentsPreviewChars true — {PREVIEW}"]),
         # unknown keys, at the key
         (config("threshold: [3]"),
-         ["g.yaml:4:7: guards[0].config.threshold: unknown key `threshold` (expected one of: `thresholds`, "
-          "`include`, `exclude`, `argumentsPreviewChars`, `templates`); did you mean `thresholds`?"]),
+         ["g.yaml:4:7: guards[0].config.threshold: unknown key `threshold` (expected one of: {config_keys}); "
+          "did you mean `thresholds`?"]),
         ("guards: []\nlocal: en\n",
          ["g.yaml:2:1: local: unknown key `local` (expected one of: `version`, `locale`, `templateDirs`, "
           "`guards`); did you mean `locale`?"]),
@@ -63,10 +68,10 @@ PREVIEW = "must be an integer >= 1"
           "`detailed`, `truncated`); did you mean `first`?"]),
         # kinds and ids
         ("guards:\n  - id: loop\n    kind: repeat-tool-remindr\n",
-         ["g.yaml:3:11: guards[0].kind: unknown kind \"repeat-tool-remindr\" (known kinds: `repeat-tool-reminder`)"]),
+         ["g.yaml:3:11: guards[0].kind: unknown kind \"repeat-tool-remindr\" (known kinds: {kinds})"]),
         ("guards:\n  - id: loop\n",
          ["g.yaml:2:9: guards[0].id: the guard has no `kind` and its id \"loop\" is not a known kind "
-          "(known kinds: `repeat-tool-reminder`)"]),
+          "(known kinds: {kinds})"]),
         ("guards:\n  - id: a\n    kind: repeat-tool-reminder\n  - id: a\n    kind: repeat-tool-reminder\n",
          ["g.yaml:4:9: guards[1].id: duplicate guard id `a` (also guards[0].id)"]),
         ("guards:\n  - name: x\n", ["g.yaml:2:5: guards[0]: missing required key `id`"]),
@@ -101,14 +106,14 @@ PREVIEW = "must be an integer >= 1"
          ["g.yaml:1:16: templateDirs[0]: template folder `{tmp}/nowhere` does not exist"]),
         (config("templates: {first: missing.j2}"),
          ["g.yaml:4:26: guards[0].config.templates.first: template `missing.j2` not found for locale `en` "
-          "(searched: {shipped}/en)"]),
+          "(searched: {shipped}/en); nor as `repeat-tool-reminder/missing.j2`"]),
     ],
 )
 def test_exact_diagnostics(write_guard_file, tmp_path, text, expected):
     path = write_guard_file(text)
     shipped = shipped_templates_dir()
     got = [str(d) for d in check_file(path)]
-    assert got == [line.format(tmp=tmp_path, shipped=shipped) for line in expected]
+    assert got == [line.format(tmp=tmp_path, shipped=shipped, config_keys=CONFIG_KEYS, kinds=KINDS) for line in expected]
 
 
 def test_every_problem_of_a_file_in_one_run_in_file_order(write_guard_file):
@@ -130,7 +135,7 @@ def test_every_problem_of_a_file_in_one_run_in_file_order(write_guard_file):
         "g.yaml:6:19: guards[0].config.thresholds: `thresholds` must not contain duplicates",
         "g.yaml:7:30: guards[0].config.argumentsPreviewChars: invalid argumentsPreviewChars 0 — must be an integer >= 1",
         "g.yaml:9:9: guards[1].id: duplicate guard id `repeat-tool-reminder` (also guards[0].id)",
-        'g.yaml:10:11: guards[1].kind: unknown kind "nope" (known kinds: `repeat-tool-reminder`)',
+        f'g.yaml:10:11: guards[1].kind: unknown kind "nope" (known kinds: {KINDS})',
         "g.yaml:11:5: guards[1].kind: duplicate key `kind` (first defined at line 10)",
     ]
 
@@ -205,8 +210,8 @@ def test_from_mapping_same_checks_with_json_paths():
         tg.from_mapping({"guards": [{"id": "repeat-tool-reminder", "config": {"threshold": [3]}}], "extra": 1})
     assert [str(d) for d in caught.value.diagnostics] == [
         "<mapping>: extra: unknown key `extra` (expected one of: `version`, `locale`, `templateDirs`, `guards`)",
-        "<mapping>: guards[0].config.threshold: unknown key `threshold` (expected one of: `thresholds`, `include`, "
-        "`exclude`, `argumentsPreviewChars`, `templates`); did you mean `thresholds`?",
+        f"<mapping>: guards[0].config.threshold: unknown key `threshold` (expected one of: {CONFIG_KEYS}); "
+        "did you mean `thresholds`?",
     ]
 
 

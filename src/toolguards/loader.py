@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -131,17 +132,6 @@ def _problem(display: str, document: PositionedDocument, path: JsonPath, message
     )
 
 
-def _holds(data: Any, path: JsonPath) -> bool:
-    for part in path:
-        if isinstance(part, int):
-            if not isinstance(data, list) or part >= len(data):
-                return False
-        elif not isinstance(data, dict) or part not in data:
-            return False
-        data = data[part]
-    return True
-
-
 def _duplicate_ids(display: str, document: PositionedDocument) -> list[Diagnostic]:
     guards = document.data.get("guards") if isinstance(document.data, dict) else None
     if not isinstance(guards, list):
@@ -192,19 +182,28 @@ def _guard_templates(  # noqa: PLR0917 - private helper, called once
     settings: Any,
     index: int,
 ) -> tuple[dict[str, Template], list[Diagnostic]]:
+    """Every template the guard renders, loaded and checked; and the kind's own cross-option problems."""
     display = guard_file.source
+    config: JsonPath = ("guards", index, "config")
+    problems = [_problem(display, document, (*config, *path), message) for path, message in kind.problems(settings)]
     compiled: dict[str, Template] = {}
-    problems = []
-    for slot, name in kind.template_names(settings).items():
-        loaded = templates.load(name, kind.slots[slot].sample)
+    for use in kind.templates(settings):
+        sample = kind.slots[use.slot].sample
+        loaded = templates.load(use.name, sample)
+        if not isinstance(loaded, Template) and loaded.file is None and "/" not in use.name:
+            # A bare file name also resolves in the kind's own folder (`block.j2` → `<kind>/block.j2`).
+            fallback = templates.load(f"{kind.name}/{use.name}", sample)
+            if isinstance(fallback, Template) or fallback.file is not None:
+                loaded = fallback
+            else:
+                loaded = replace(loaded, message=f"{loaded.message}; nor as `{kind.name}/{use.name}`")
         if isinstance(loaded, Template):
-            compiled[slot] = loaded
+            compiled[use.key] = loaded
             continue
-        configured: JsonPath = ("guards", index, "config", "templates", slot)
-        path = configured if _holds(document.data, configured) else ("guards", index, "id")
+        path = (*config, *use.configured_at) if use.configured_at is not None else ("guards", index, "id")
         if loaded.file is None:
             problems.append(_problem(display, document, path, loaded.message))
         else:
-            used_by = f"the `{slot}` template of guards[{index}] in {display}"
+            used_by = f"the `{use.key}` template of guards[{index}] in {display}"
             problems.append(Diagnostic(loaded.file, loaded.line or 1, 1, f"{loaded.message} ({used_by})"))
     return compiled, problems

@@ -30,6 +30,10 @@ _MUTATING = frozenset(
 )
 
 
+# Names Jinja itself provides inside loops and macros.
+_IMPLICIT = frozenset({"loop", "varargs", "kwargs", "caller"})
+
+
 @dataclass(frozen=True)
 class TemplateProblem:
     """Why a template cannot be used; ``file``/``line`` where the template itself is at fault."""
@@ -82,7 +86,7 @@ class Templates:
             return TemplateProblem(f"template `{name}` cannot be read: {exc}")
         filename = template.filename or name
         source = Path(filename).read_text(encoding="utf-8") if template.filename else ""
-        problem = _static_problem(self._env.parse(source), set(sample), filename)
+        problem = _static_problem(self._env.parse(source), set(sample), filename, set(self._env.globals) | _IMPLICIT)
         if problem is not None:
             return problem
         try:
@@ -92,8 +96,10 @@ class Templates:
         return template
 
 
-def _static_problem(tree: jnodes.Template, variables: set[str], filename: str) -> TemplateProblem | None:
-    assigned = {node.name for node in tree.find_all(jnodes.Name) if node.ctx in ("store", "param")}
+def _static_problem(
+    tree: jnodes.Template, variables: set[str], filename: str, builtins: set[str]
+) -> TemplateProblem | None:
+    assigned = builtins | {node.name for node in tree.find_all(jnodes.Name) if node.ctx in ("store", "param")}
     for node in tree.find_all((jnodes.Name, jnodes.Getattr, jnodes.Getitem, jnodes.Call)):
         if isinstance(node, jnodes.Name) and node.ctx == "load":
             if node.name not in variables and node.name not in assigned:

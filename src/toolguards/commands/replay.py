@@ -85,6 +85,7 @@ class _Replay:
 
     def run(self) -> int:
         args = self.args
+        self.totals.runs = bool(args.summary)
         if args.check and args.compare:
             raise UsageError("--check and --compare do not go together")
         if args.check and args.format == "jsonl":

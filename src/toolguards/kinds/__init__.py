@@ -14,7 +14,9 @@ from importlib.metadata import entry_points
 from types import MappingProxyType
 
 from .base import Call, Effect, Guard, GuardKind, TemplateSlot
+from .cycle_reminder import KIND as CYCLE_REMINDER
 from .repeat_tool_reminder import KIND as REPEAT_TOOL_REMINDER
+from .repeated_error_reminder import KIND as REPEATED_ERROR_REMINDER
 
 __all__ = ["BUILTIN_KINDS", "Call", "Effect", "Guard", "GuardKind", "TemplateSlot", "registry"]
 
@@ -22,6 +24,8 @@ log = logging.getLogger("toolguards")
 
 _BUILTIN: dict[str, GuardKind] = {
     REPEAT_TOOL_REMINDER.name: REPEAT_TOOL_REMINDER,
+    CYCLE_REMINDER.name: CYCLE_REMINDER,
+    REPEATED_ERROR_REMINDER.name: REPEATED_ERROR_REMINDER,
 }
 BUILTIN_KINDS: Mapping[str, GuardKind] = MappingProxyType(_BUILTIN)
 
@@ -52,7 +56,7 @@ def _plugin_problem(name: str, kind: object, known: Mapping[str, GuardKind]) -> 
     if name in known:
         return f"the kind `{name}` is already registered"
     if not isinstance(kind, GuardKind):
-        return "its object lacks name, slots, config_schema, parse, template_names or create"
+        return "its object lacks name, slots, config_schema, parse, problems, templates or create"
     if kind.name != name:
         return f"its kind is named `{kind.name}`, not `{name}` as the entry point says"
     if not isinstance(kind.config_schema, Mapping):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -13,7 +13,22 @@ from ..canonical import canonicalize
 from ..events import ContextEntry, ToolEvent
 from ..store import StateStore
 
-__all__ = ["Call", "Effect", "Guard", "GuardKind", "TemplateSlot", "digest_function"]
+__all__ = [
+    "CALL_ID_WINDOW",
+    "Call",
+    "Effect",
+    "Guard",
+    "GuardKind",
+    "TemplateSlot",
+    "TemplateUse",
+    "digest_function",
+    "notice",
+    "remember_call_id",
+    "seen_call_id",
+]
+
+#: How many recent call ids per agent a guard remembers to count a re-delivered call once.
+CALL_ID_WINDOW = 64
 
 
 class Call:
@@ -67,10 +82,21 @@ class Guard(Protocol):
 
 @dataclass(frozen=True)
 class TemplateSlot:
-    """A template a kind renders: its default file name and sample variables used to check it at load."""
+    """A kind of template a guard kind renders: its default file name and sample variables to check it at load."""
 
     default: str
     sample: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class TemplateUse:
+    """One template a configured guard renders: the guard finds it by ``key``; ``slot`` names its TemplateSlot."""
+
+    key: str
+    slot: str
+    name: str
+    #: where in the guard's ``config`` the name was given (None: the slot's default)
+    configured_at: tuple[str | int, ...] | None = None
 
 
 @runtime_checkable
@@ -78,7 +104,7 @@ class GuardKind(Protocol):
     """A kind of guard, registered by name (built in, or through the ``toolguards.kinds`` entry-point group)."""
 
     name: str
-    #: template slots by name (``first``, ``detailed``, …)
+    #: every kind of template the kind can render (``first``, ``detailed``, …), with defaults and samples
     slots: Mapping[str, TemplateSlot]
     #: JSON Schema of the ``config`` mapping; built-in kinds keep theirs in schemas/toolguards.schema.json
     config_schema: Mapping[str, Any] | None
@@ -87,13 +113,37 @@ class GuardKind(Protocol):
         """Turn a schema-valid ``config`` mapping into the kind's frozen settings (defaults applied)."""
         ...
 
-    def template_names(self, settings: Any) -> Mapping[str, str]:
-        """The template file name for each slot under these settings."""
+    def problems(self, settings: Any) -> Sequence[tuple[tuple[str | int, ...], str]]:
+        """What the schema cannot check (one option against another): (path inside ``config``, message) pairs."""
+        ...
+
+    def templates(self, settings: Any) -> Sequence[TemplateUse]:
+        """The templates a guard with these settings renders."""
         ...
 
     def create(self, guard_id: str, settings: Any, templates: Mapping[str, Template], store: StateStore) -> Guard:
-        """A guard with its checked templates and its state store."""
+        """A guard with its checked templates (by TemplateUse key) and its state store."""
         ...
+
+
+CallIds = tuple[str, ...] | None
+
+
+def seen_call_id(ids: CallIds, call_id: str | None) -> bool:
+    """Whether this call id was delivered before (a host may deliver a call twice; it counts once)."""
+    return call_id is not None and ids is not None and call_id in ids
+
+
+def remember_call_id(ids: CallIds, call_id: str | None) -> CallIds:
+    """The window of recent call ids with ``call_id`` added (the last CALL_ID_WINDOW; None until ids are used)."""
+    if call_id is None:
+        return ids
+    return (*ids[1 - CALL_ID_WINDOW :], call_id) if ids else (call_id,)
+
+
+def notice(guard_id: str, summary: str) -> dict[str, str]:
+    """The source of a guard's reminder, the same shape for every kind."""
+    return {"kind": "plugin", "plugin": guard_id, "form": "notice", "summary": summary}
 
 
 def _memory_digest(*parts: str) -> int:

@@ -23,19 +23,34 @@ class ToolStats:
     runs: Counter[int] = field(default_factory=Counter)
     #: (guard id, count) → reminders fired at that count
     reminders: Counter[tuple[str, int]] = field(default_factory=Counter)
+    #: run length → runs of that length during which the call's result changed at least once
+    changing_runs: Counter[int] = field(default_factory=Counter)
+
+
+@dataclass
+class _Run:
+    tool: str
+    key: int
+    length: int = 1
+    result: int | None = None
+    changed: bool = False
 
 
 @dataclass
 class Totals:
-    """Running totals of a replay; feed every outcome, then ``close()`` before reading the runs."""
+    """Running totals of a replay; feed every outcome, and ``end_session()`` after each input.
 
+    With ``runs`` (for --summary) it also follows each agent's runs of identical calls and whether their results
+    changed, which costs a second canonical form per call; plain totals do not.
+    """
+
+    runs: bool = False
     calls: int = 0
     skipped: int = 0
     sessions: int = 0
     agents: set[str] = field(default_factory=set)
     tools: defaultdict[str, ToolStats] = field(default_factory=lambda: defaultdict(ToolStats))
-    #: agent → (tool, canonical arguments hash, run length) of its current run
-    _open: dict[str | None, tuple[str, int, int]] = field(default_factory=dict)
+    _open: dict[str | None, _Run] = field(default_factory=dict)
 
     def add(self, outcome: Outcome) -> None:
         """Count one tool call and its reminders."""
@@ -49,19 +64,33 @@ class Totals:
             count = entry.metadata.get("count")
             guard = str(entry.source.get("plugin", "?"))
             stats.reminders[(guard, count if isinstance(count, int) else 0)] += 1
-        key = hash(canonicalize(record.arguments))
-        current = self._open.get(record.agent)
-        if current is not None and current[0] == record.tool and current[1] == key:
-            self._open[record.agent] = (record.tool, key, current[2] + 1)
-        else:
-            if current is not None:
-                self.tools[current[0]].runs[current[2]] += 1
-            self._open[record.agent] = (record.tool, key, 1)
+        if self.runs:
+            self._follow(record.agent, record.tool, record.arguments, record.result)
+
+    def _follow(self, agent: str | None, tool: str, arguments: object, result: object) -> None:
+        key = hash((tool, canonicalize(arguments)))
+        answer = None if result is None else hash(canonicalize(result))
+        run = self._open.get(agent)
+        if run is not None and run.tool == tool and run.key == key:
+            run.length += 1
+            if answer is not None:
+                run.changed = run.changed or (run.result is not None and answer != run.result)
+                run.result = answer
+            return
+        if run is not None:
+            self._close(run)
+        self._open[agent] = _Run(tool, key, result=answer)
+
+    def _close(self, run: _Run) -> None:
+        stats = self.tools[run.tool]
+        stats.runs[run.length] += 1
+        if run.changed:
+            stats.changing_runs[run.length] += 1
 
     def end_session(self) -> None:
         """Close the open runs of the session just replayed."""
-        for tool, _key, length in self._open.values():
-            self.tools[tool].runs[length] += 1
+        for run in self._open.values():
+            self._close(run)
         self._open.clear()
         self.sessions += 1
 
@@ -73,6 +102,15 @@ class Totals:
 def advice(tool: str, stats: ToolStats, first_threshold: int) -> str | None:
     """Plain advice where the data shows a tool that is probably polled, not looped on."""
     long_runs = sum(n for length, n in stats.runs.items() if length >= first_threshold)
+    changing = sum(n for length, n in stats.changing_runs.items() if length >= first_threshold)
+    if changing:
+        # A result that changes while the call stays the same is polling that makes progress, not a loop.
+        runs = f"{long_runs} run{'s' if long_runs != 1 else ''}"
+        return (
+            f"`{tool}` had {runs} of {first_threshold} or more identical calls, and its result changed during "
+            f"{changing} of them: it is probably polled; `resultAware: true` (or an override with tools: [{tool}] "
+            "and resultAware: true) would stop reminders while the result keeps changing"
+        )
     if long_runs >= POLLING_RUNS:
         return (
             f"`{tool}` had {long_runs} runs of {first_threshold} or more identical calls: it is probably polled; "

@@ -1,0 +1,176 @@
+"""``repeated-error-reminder``: remind an agent whose tool keeps failing with the same error, whatever the arguments.
+
+A loop the exact-match guard cannot see: the model changes an argument a little on every retry, and the tool fails
+the same way each time. Each agent's tracked calls form a chain keyed by (tool name, error), where the error is the
+first 200 characters of ``ToolEvent.error`` after collapsing whitespace (runs of spaces, tabs and line breaks become
+one space; ends trimmed). A failing call with the same key as the agent's previous tracked call adds one to the run;
+any other tracked call — a success, another tool, another error — ends it (a failure starts a new run at 1). When the
+run's length equals a threshold, the guard adds a reminder: ``first`` at the first threshold, ``detailed`` later.
+
+Untracked calls (include/exclude) neither count nor reset; denied calls count; a re-delivered ``call_id`` counts once;
+a new user prompt resets the agent. The guard never blocks.
+
+Options (all optional)::
+
+    thresholds: [3, 5]           # integers >= 2, no duplicates, not empty; normalized ascending
+    include: []                  # tool-name patterns to track (`*` wildcard); empty: every tool
+    exclude: []                  # tool-name patterns the chain ignores
+    templates:                   # file names under templates/<locale>/
+      first: repeated-error-reminder/first.j2        # variables: tool, count, error
+      detailed: repeated-error-reminder/detailed.j2  # variables: tool, count, error
+
+Valid::
+
+    guards:
+      - id: repeated-error-reminder
+        config:
+          thresholds: [3, 5]
+
+Invalid (a threshold below 2; ``threshold`` is not a known key)::
+
+    guards:
+      - id: repeated-error-reminder
+        config:
+          thresholds: [1]
+          threshold: 3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from jinja2 import Template
+
+from ..events import ContextEntry
+from ..patterns import ToolFilter
+from ..store import StateStore
+from .base import (
+    Call,
+    CallIds,
+    Effect,
+    TemplateSlot,
+    TemplateUse,
+    digest_function,
+    notice,
+    remember_call_id,
+    seen_call_id,
+)
+
+__all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
+
+NAME = "repeated-error-reminder"
+#: How much of an error message keys the chain.
+ERROR_KEY_CHARS = 200
+_SAMPLE = {"tool": "update_reservation", "count": 3, "error": "Error: flight HAT030 not available on date 2024-05-13"}
+
+
+def error_key(error: str) -> str:
+    """The error as the chain compares it: whitespace collapsed, then the first 200 characters."""
+    return " ".join(error.split())[:ERROR_KEY_CHARS]
+
+
+@dataclass(frozen=True)
+class ErrorSettings:
+    """The validated options of one repeated-error-reminder guard, defaults applied."""
+
+    thresholds: tuple[int, ...] = (3, 5)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+# State per agent: (digest of the last failure's key or None after a success, run length, recent call ids).
+_State = tuple["int | None", int, CallIds]
+
+
+def _advance(state: _State | None, digest: int | None, call_id: str | None) -> tuple[_State | None, int | None]:
+    """The chain step; ``digest`` None is a success. Returns the failure run's length (None: not a counted failure)."""
+    last, count, ids = state if state is not None else (None, 0, None)
+    if seen_call_id(ids, call_id):
+        return state, None
+    count = 0 if digest is None else count + 1 if last == digest else 1
+    return (digest, count, remember_call_id(ids, call_id)), count or None
+
+
+class RepeatedErrorReminder:
+    """One configured repeated-error-reminder guard."""
+
+    def __init__(
+        self, guard_id: str, settings: ErrorSettings, templates: Mapping[str, Template], store: StateStore
+    ) -> None:
+        self.id = guard_id
+        self.settings = settings
+        self._templates = templates
+        self._store = store
+        self._tracked = ToolFilter(settings.include, settings.exclude)
+        self._thresholds = frozenset(settings.thresholds)
+        self._digest = digest_function(store)
+
+    def observe(self, call: Call) -> Effect | None:
+        """Count a failure (or end the run on anything else); a reminder when the run's length is a threshold."""
+        tool = call.tool
+        if not self._tracked(tool):
+            return None
+        error = call.event.error
+        key = error_key(error) if isinstance(error, str) else None
+        digest = self._digest(tool, key) if key is not None else None
+        call_id = call.event.call_id
+        count = self._store.update(call.agent, lambda state: _advance(state, digest, call_id))
+        if count is None or count not in self._thresholds:
+            return None
+        slot = "first" if count == self.settings.thresholds[0] else "detailed"
+        text = self._templates[slot].render(tool=tool, count=count, error=key)
+        metadata = {"guard": self.id, "kind": NAME, "tool": tool, "count": count, "template": slot, "error": key}
+        return Effect((ContextEntry(text, notice(self.id, f"{tool} failed × {count}"), metadata),))
+
+    def reset(self, agent: Any) -> None:
+        """Start the agent's chain afresh."""
+        self._store.reset(agent)
+
+    def forget(self, agent: Any) -> None:
+        """Drop the agent's chain."""
+        self._store.forget(agent)
+
+
+class RepeatedErrorReminderKind:
+    """The registry entry for repeated-error-reminder."""
+
+    name = NAME
+    config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json
+    slots: Mapping[str, TemplateSlot] = MappingProxyType(
+        {"first": TemplateSlot(f"{NAME}/first.j2", _SAMPLE), "detailed": TemplateSlot(f"{NAME}/detailed.j2", _SAMPLE)}
+    )
+
+    def parse(self, config: Mapping[str, Any]) -> ErrorSettings:
+        """Settings from a schema-valid config mapping."""
+        defaults = ErrorSettings()
+        return ErrorSettings(
+            thresholds=tuple(sorted(int(t) for t in config.get("thresholds", defaults.thresholds))),
+            include=tuple(config.get("include", ())),
+            exclude=tuple(config.get("exclude", ())),
+            templates=MappingProxyType(dict(config.get("templates", {}))),
+        )
+
+    def problems(self, settings: ErrorSettings) -> Sequence[tuple[tuple[str | int, ...], str]]:
+        """Nothing beyond the schema."""
+        return ()
+
+    def templates(self, settings: ErrorSettings) -> Sequence[TemplateUse]:
+        """first and detailed."""
+        return [
+            TemplateUse(slot, slot, settings.templates.get(slot, spec.default),
+                        ("templates", slot) if slot in settings.templates else None)
+            for slot, spec in self.slots.items()
+        ]
+
+    def create(
+        self, guard_id: str, settings: ErrorSettings, templates: Mapping[str, Template], store: StateStore
+    ) -> RepeatedErrorReminder:
+        """A guard instance."""
+        return RepeatedErrorReminder(guard_id, settings, templates, store)
+
+
+KIND = RepeatedErrorReminderKind()
