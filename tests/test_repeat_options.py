@@ -180,3 +180,20 @@ def test_an_inherited_block_is_checked_against_the_overrides_thresholds(write_gu
     assert [str(d) for d in check_file(write_guard_file(text))] == [
         "g.yaml:6:11: guards[0].config.overrides[0].block.atCount: invalid block.atCount 6 — must be above the first threshold (8)"
     ]
+
+
+def test_a_downstream_block_keeps_its_own_feedback_when_the_guard_blocks_too():
+    eng = engine(thresholds=[2], block={"atCount": 3})
+    downstream = tg.PostToolDecision(kind="block", feedback="denied by policy")
+    decisions = [eng.post_execute(tg.ToolEvent("t", {}, agent="a"), next=lambda: downstream) for _ in range(3)]
+    assert (decisions[2].kind, decisions[2].feedback) == ("block", "denied by policy")
+
+
+def test_the_outermost_blocking_guard_gives_the_feedback():
+    config = {"thresholds": [2], "block": {"atCount": 3}}
+    eng = tg.from_mapping({"guards": [
+        {"id": "outer", "kind": "repeat-tool-reminder", "config": config},
+        {"id": "inner", "kind": "repeat-tool-reminder", "config": {**config, "block": {"atCount": 3, "feedback": "first.j2"}}},
+    ]})
+    decisions = [eng.post_execute(tg.ToolEvent("t", {}, agent="a")) for _ in range(3)]
+    assert decisions[2].feedback.startswith("Blocked: this is call 3 of `t`")
