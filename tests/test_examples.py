@@ -1,0 +1,40 @@
+"""The runnable examples the README points at actually run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+EXAMPLES = REPO / "examples"
+
+
+def test_langchain_example_runs_and_reminds():
+    pytest.importorskip("langchain", reason="the langchain extra is not installed: pip install -e '.[langchain]'")
+    done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "langchain_agent.py")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "human toolguards You are repeating the exact same tool call" in done.stdout
+
+
+def test_claude_code_settings_example_registers_the_hook_command(tmp_path):
+    settings = json.loads((EXAMPLES / "claude-code-settings.json").read_text(encoding="utf-8"))
+    assert set(settings["hooks"]) == {"PostToolUse", "PostToolUseFailure", "UserPromptSubmit"}
+    commands = {h["command"] for entries in settings["hooks"].values() for entry in entries for h in entry["hooks"]}
+    assert commands == {"toolguards hook claude"}
+    event = {"hook_event_name": "PostToolUseFailure", "session_id": "s1", "tool_name": "Bash",
+             "tool_input": {"command": "make test"}, "error": "exit 2"}
+    outputs = []
+    for i in range(3):
+        done = subprocess.run([sys.executable, "-m", "toolguards", "hook", "claude", "--state-dir", str(tmp_path)],
+                              input=json.dumps({**event, "tool_use_id": f"t{i}"}), capture_output=True, text=True)
+        assert done.returncode == 0 and done.stderr == ""
+        outputs.append(done.stdout)
+    assert outputs[:2] == ["", ""]
+    reply = json.loads(outputs[2])
+    assert reply["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
+    assert reply["hookSpecificOutput"]["additionalContext"].startswith("You are repeating the exact same tool call")
