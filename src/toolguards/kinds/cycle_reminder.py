@@ -46,22 +46,17 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from jinja2 import Template
-
 from ..events import ContextEntry
-from ..patterns import ToolFilter
-from ..store import StateStore
 from .base import (
     Call,
     CallIds,
     Effect,
     TemplateSlot,
-    TemplateUse,
-    digest_function,
     notice,
     remember_call_id,
     seen_call_id,
 )
+from .common import ChainGuard, PlainKind
 
 __all__ = ["KIND", "CycleReminder", "CycleSettings", "cycle_period"]
 
@@ -128,18 +123,10 @@ def _advance(
     return new_state, None
 
 
-class CycleReminder:
+class CycleReminder(ChainGuard):
     """One configured cycle-reminder guard."""
 
-    def __init__(
-        self, guard_id: str, settings: CycleSettings, templates: Mapping[str, Template], store: StateStore
-    ) -> None:
-        self.id = guard_id
-        self.settings = settings
-        self._templates = templates
-        self._store = store
-        self._tracked = ToolFilter(settings.include, settings.exclude)
-        self._digest = digest_function(store)
+    settings: CycleSettings
 
     def observe(self, call: Call) -> Effect | None:
         """Remember the call; a reminder when the calls just completed a cycle a listed number of times."""
@@ -166,19 +153,12 @@ class CycleReminder:
     def _preview(self, head: str, omitted: int) -> str:
         return self._templates["truncated"].render(head=head, omitted=omitted) if omitted else head
 
-    def reset(self, agent: Any) -> None:
-        """Start the agent's chain afresh."""
-        self._store.reset(agent)
 
-    def forget(self, agent: Any) -> None:
-        """Drop the agent's chain."""
-        self._store.forget(agent)
-
-
-class CycleReminderKind:
+class CycleReminderKind(PlainKind):
     """The registry entry for cycle-reminder."""
 
     name = NAME
+    guard = CycleReminder
     config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json
     slots: Mapping[str, TemplateSlot] = MappingProxyType(
         {
@@ -199,24 +179,6 @@ class CycleReminderKind:
             arguments_preview_chars=int(config.get("argumentsPreviewChars", defaults.arguments_preview_chars)),
             templates=MappingProxyType(dict(config.get("templates", {}))),
         )
-
-    def problems(self, settings: CycleSettings) -> Sequence[tuple[tuple[str | int, ...], str]]:
-        """Nothing beyond the schema."""
-        return ()
-
-    def templates(self, settings: CycleSettings) -> Sequence[TemplateUse]:
-        """first, detailed and truncated."""
-        return [
-            TemplateUse(slot, slot, settings.templates.get(slot, spec.default),
-                        ("templates", slot) if slot in settings.templates else None)
-            for slot, spec in self.slots.items()
-        ]
-
-    def create(
-        self, guard_id: str, settings: CycleSettings, templates: Mapping[str, Template], store: StateStore
-    ) -> CycleReminder:
-        """A guard instance."""
-        return CycleReminder(guard_id, settings, templates, store)
 
 
 KIND = CycleReminderKind()

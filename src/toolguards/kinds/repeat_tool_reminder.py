@@ -77,11 +77,11 @@ from .base import (
     Effect,
     TemplateSlot,
     TemplateUse,
-    digest_function,
     notice,
     remember_call_id,
     seen_call_id,
 )
+from .common import ChainGuard, configured_templates
 
 __all__ = ["CALL_ID_WINDOW", "KIND", "Block", "Override", "RepeatSettings", "RepeatToolReminder", "Rules"]
 
@@ -157,22 +157,19 @@ def _advance(
     return (digest, count, remember_call_id(ids, call_id), kept), count
 
 
-class RepeatToolReminder:
+class RepeatToolReminder(ChainGuard):
     """One configured repeat-tool-reminder guard."""
+
+    settings: RepeatSettings
 
     def __init__(
         self, guard_id: str, settings: RepeatSettings, templates: Mapping[str, Template], store: StateStore
     ) -> None:
-        self.id = guard_id
-        self.settings = settings
-        self._templates = templates
-        self._store = store
-        self._tracked = ToolFilter(settings.include, settings.exclude)
+        super().__init__(guard_id, settings, templates, store)
         self._overrides = [
             (ToolFilter(o.tools, ()), o.rules, f"overrides[{i}].") for i, o in enumerate(settings.overrides)
         ]
         self._rules_cache: dict[str, tuple[Rules, str]] = {}
-        self._digest = digest_function(store)
 
     def _rules(self, tool: str) -> tuple[Rules, str]:
         """The rules for ``tool`` and its block template's key prefix: the first matching override, else the guard."""
@@ -219,14 +216,6 @@ class RepeatToolReminder:
         if len(canonical) <= cap:
             return canonical
         return self._templates["truncated"].render(head=canonical[:cap], omitted=len(canonical) - cap)
-
-    def reset(self, agent: Any) -> None:
-        """Start the agent's chain afresh."""
-        self._store.reset(agent)
-
-    def forget(self, agent: Any) -> None:
-        """Drop the agent's chain."""
-        self._store.forget(agent)
 
 
 def _rules(config: Mapping[str, Any], base: Rules) -> Rules:
@@ -280,11 +269,7 @@ class RepeatToolReminderKind:
 
     def templates(self, settings: RepeatSettings) -> Sequence[TemplateUse]:
         """first, detailed and truncated, and a block feedback per configured block."""
-        uses = [
-            TemplateUse(slot, slot, settings.templates.get(slot, self.slots[slot].default),
-                        ("templates", slot) if slot in settings.templates else None)
-            for slot in ("first", "detailed", "truncated")
-        ]
+        uses = configured_templates(self.slots, settings.templates, ("first", "detailed", "truncated"))
         blocks = [("", (), settings.block)] + [
             (f"overrides[{i}].", ("overrides", i), o.rules.block) for i, o in enumerate(settings.overrides)
         ]

@@ -37,27 +37,22 @@ Invalid (a threshold below 2; ``threshold`` is not a known key)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from jinja2 import Template
-
 from ..events import ContextEntry
-from ..patterns import ToolFilter
-from ..store import StateStore
 from .base import (
     Call,
     CallIds,
     Effect,
     TemplateSlot,
-    TemplateUse,
-    digest_function,
     notice,
     remember_call_id,
     seen_call_id,
 )
+from .common import ChainGuard, PlainKind
 
 __all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
 
@@ -95,19 +90,10 @@ def _advance(state: _State | None, digest: int | None, call_id: str | None) -> t
     return (digest, count, remember_call_id(ids, call_id)), count or None
 
 
-class RepeatedErrorReminder:
+class RepeatedErrorReminder(ChainGuard):
     """One configured repeated-error-reminder guard."""
 
-    def __init__(
-        self, guard_id: str, settings: ErrorSettings, templates: Mapping[str, Template], store: StateStore
-    ) -> None:
-        self.id = guard_id
-        self.settings = settings
-        self._templates = templates
-        self._store = store
-        self._tracked = ToolFilter(settings.include, settings.exclude)
-        self._thresholds = frozenset(settings.thresholds)
-        self._digest = digest_function(store)
+    settings: ErrorSettings
 
     def observe(self, call: Call) -> Effect | None:
         """Count a failure (or end the run on anything else); a reminder when the run's length is a threshold."""
@@ -119,26 +105,19 @@ class RepeatedErrorReminder:
         digest = self._digest(tool, key) if key is not None else None
         call_id = call.event.call_id
         count = self._store.update(call.agent, lambda state: _advance(state, digest, call_id))
-        if count is None or count not in self._thresholds:
+        if count is None or count not in self.settings.thresholds:
             return None
         slot = "first" if count == self.settings.thresholds[0] else "detailed"
         text = self._templates[slot].render(tool=tool, count=count, error=key)
         metadata = {"guard": self.id, "kind": NAME, "tool": tool, "count": count, "template": slot, "error": key}
         return Effect((ContextEntry(text, notice(self.id, f"{tool} failed × {count}"), metadata),))
 
-    def reset(self, agent: Any) -> None:
-        """Start the agent's chain afresh."""
-        self._store.reset(agent)
 
-    def forget(self, agent: Any) -> None:
-        """Drop the agent's chain."""
-        self._store.forget(agent)
-
-
-class RepeatedErrorReminderKind:
+class RepeatedErrorReminderKind(PlainKind):
     """The registry entry for repeated-error-reminder."""
 
     name = NAME
+    guard = RepeatedErrorReminder
     config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json
     slots: Mapping[str, TemplateSlot] = MappingProxyType(
         {"first": TemplateSlot(f"{NAME}/first.j2", _SAMPLE), "detailed": TemplateSlot(f"{NAME}/detailed.j2", _SAMPLE)}
@@ -153,24 +132,6 @@ class RepeatedErrorReminderKind:
             exclude=tuple(config.get("exclude", ())),
             templates=MappingProxyType(dict(config.get("templates", {}))),
         )
-
-    def problems(self, settings: ErrorSettings) -> Sequence[tuple[tuple[str | int, ...], str]]:
-        """Nothing beyond the schema."""
-        return ()
-
-    def templates(self, settings: ErrorSettings) -> Sequence[TemplateUse]:
-        """first and detailed."""
-        return [
-            TemplateUse(slot, slot, settings.templates.get(slot, spec.default),
-                        ("templates", slot) if slot in settings.templates else None)
-            for slot, spec in self.slots.items()
-        ]
-
-    def create(
-        self, guard_id: str, settings: ErrorSettings, templates: Mapping[str, Template], store: StateStore
-    ) -> RepeatedErrorReminder:
-        """A guard instance."""
-        return RepeatedErrorReminder(guard_id, settings, templates, store)
 
 
 KIND = RepeatedErrorReminderKind()
