@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..records import InputError, Record
-from ._json import Lines, json_type, messages, outcome
-from .pending import Pending
+from ._json import Lines, json_type, outcome
+from .pending import Pending, read_messages
 
 __all__ = ["AGENT", "read"]
 
@@ -30,17 +30,7 @@ AGENT = "main"
 
 def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
     """The records of one Messages API message list, in input order."""
-    pending = Pending()
-    for item in messages(path, lines):
-        if isinstance(item, InputError):
-            pending.add(item)
-        else:
-            number, message = item
-            problem = _message(pending, number, message)
-            if problem:
-                pending.add(InputError(path, number, problem))
-        yield from pending.release()
-    yield from pending.finish()
+    return read_messages(path, lines, _message)
 
 
 def _message(pending: Pending, line: int, message: Any) -> str | None:

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..records import InputError, Record
-from ._json import Lines, json_type, messages, outcome, parse_arguments
-from .pending import Pending
+from ._json import Lines, json_type, outcome, parse_arguments
+from .pending import Pending, read_messages
 
 __all__ = ["AGENT", "read"]
 
@@ -32,17 +32,7 @@ AGENT = "main"
 
 def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
     """The records of one Chat Completions message list, in input order."""
-    pending = Pending()
-    for item in messages(path, lines):
-        if isinstance(item, InputError):
-            pending.add(item)
-        else:
-            number, message = item
-            problem = _message(pending, number, message)
-            if problem:
-                pending.add(InputError(path, number, problem))
-        yield from pending.release()
-    yield from pending.finish()
+    return read_messages(path, lines, _message)
 
 
 def _message(pending: Pending, line: int, message: Any) -> str | None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..records import InputError, Record
+from ._json import Lines, messages
 
-__all__ = ["LIMIT", "Pending"]
+__all__ = ["LIMIT", "Pending", "read_messages"]
 
 LIMIT = 4096
 
@@ -104,3 +105,21 @@ class Pending:
         agent = slot.item.agent if isinstance(slot.item, Record) else None
         waiting = self._waiting.get(agent, [])
         waiting[:] = [other for other in waiting if other is not slot]
+
+
+def read_messages(
+    path: str, lines: Lines, handle: Callable[[Pending, int, Any], str | None]
+) -> Iterator[Record | InputError]:
+    """The records of a message list (OpenAI, Anthropic): ``handle`` queues each message's records, or says what is
+    wrong with it; records leave in input order."""
+    pending = Pending()
+    for item in messages(path, lines):
+        if isinstance(item, InputError):
+            pending.add(item)
+        else:
+            number, message = item
+            problem = handle(pending, number, message)
+            if problem:
+                pending.add(InputError(path, number, problem))
+        yield from pending.release()
+    yield from pending.finish()
