@@ -45,7 +45,6 @@ _log = logging.getLogger("toolguards")
 _quote = json.encoder.encode_basestring
 _SAFE_INT = 2**53
 _FAST_DEPTH = 100  # deeper values take the iterative general path, which cannot exhaust the interpreter's stack
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _ABOVE_D7FF = re.compile("[\ud800-\U0010ffff]")  # where code point order and UTF-16 order can part
 _warned: weakref.WeakSet[type] = weakref.WeakSet()
 
@@ -76,7 +75,12 @@ _SORTED, _ORDERED = _c_encoder(True), _c_encoder(False)
 
 def canonicalize(value: object) -> str:
     """Return the canonical JSON text of ``value``, as JavaScript prints it with every object's keys sorted."""
-    text = _try_fast(value)
+    try:
+        return _fast(value)  # _try_fast inlined: this runs on every tool call
+    except _Reorder:
+        text = _try_ordered(value)
+    except Exception:  # _Slow, RecursionError, a value mutated under us: the general path decides
+        text = None
     if text is not None:
         return text
     try:
@@ -86,31 +90,65 @@ def canonicalize(value: object) -> str:
 
 
 def _try_fast(value: object) -> str | None:
-    for ordered in (False, True):
-        try:
-            return _fast(value, ordered)
-        except _Reorder:
-            continue
-        except Exception:  # _Slow, RecursionError, a value mutated under us: the general path decides
-            return None
-    return None
+    try:
+        return _fast(value)
+    except _Reorder:
+        return _try_ordered(value)
+    except Exception:
+        return None
+
+
+def _try_ordered(value: object) -> str | None:
+    try:
+        return _fast_ordered(value, 0)
+    except Exception:
+        return None
 
 
 # Fast path: prove the C encoder prints the value as JavaScript would, or build a copy it does print right.  Strings
-# are checked on the output, where an O(1) isascii() usually clears them all at once.
+# are checked on the output, where an O(1) isascii() usually clears them all at once.  This runs on every tool call,
+# so the common shapes (a dict of strings and small numbers) are handled inline, without a call per value.
+#
+# An object whose keys need JavaScript's order (array-index keys such as "3", "12", "40", which code point order puts
+# as "12", "3", "40") cannot go through the key-sorting encoder.  It is printed on its own, in that order, and a
+# placeholder string stands in for it until its text replaces the placeholder's.  The placeholders hold a lone
+# surrogate, which no text that leaves the fast path may hold: should the input hold a placeholder's text too, a
+# surrogate is left over after the replacement, and the value goes to the general path.
+
+_MAX_PLACEHOLDERS = 16  # past this many, printing the whole value in JavaScript's order is as quick
+_PLACEHOLDERS = tuple(f"\udfff{number}\udfff" for number in range(_MAX_PLACEHOLDERS))
+_PRINTED = tuple(f'"{placeholder}"' for placeholder in _PLACEHOLDERS)  # as the encoder prints them
+Subst = list[str]
 
 
-def _fast(value: Any, ordered: bool) -> str:
-    # Ordered: every object is rebuilt in JavaScript's key order and printed in that order.
-    prepared = _prep_ordered(value, 0) if ordered else _prep(value, 0)
-    text: str = "".join((_ORDERED if ordered else _SORTED)(prepared, 0))
+def _fast(value: Any) -> str:
+    t = type(value)
+    subs: Subst = []
+    prepared = _prep_container(value, t, 0, subs) if t is dict or t is list or t is tuple else _prep(value)
+    text: str = "".join(_SORTED(prepared, 0))
+    if subs:
+        # Only the first occurrence of each: see above for a placeholder's text in the input.
+        for number, sub in enumerate(subs):
+            text = text.replace(_PRINTED[number], sub, 1)
     if text.isascii():
         return text
     if not _clean(text):
         raise _Slow  # surrogates, which the C encoder printed raw
-    if not ordered and type(prepared) in (dict, list, tuple):
+    if type(prepared) in (dict, list, tuple):
         _check_keys(prepared)  # keys beyond U+D7FF may sort differently by UTF-16 code units
     return text
+
+
+def _fast_ordered(value: Any, depth: int) -> str:
+    # Every object is rebuilt in JavaScript's key order and printed in that order.
+    return _ordered_text(_prep_ordered(value, depth))
+
+
+def _ordered_text(prepared: object) -> str:
+    text: str = "".join(_ORDERED(prepared, 0))
+    if text.isascii() or _clean(text):
+        return text
+    raise _Slow  # surrogates, which the C encoder printed raw
 
 
 def _clean(s: str) -> bool:
@@ -121,10 +159,9 @@ def _clean(s: str) -> bool:
     return True
 
 
-def _prep(x: Any, depth: int) -> object:
+def _prep(x: Any) -> object:
+    """A scalar as the C encoder should see it (containers are prepared by their own functions)."""
     t = type(x)
-    if t is dict or t is list or t is tuple:
-        return _prep_container(x, t, depth)
     if t is int:
         return x if -_SAFE_INT <= x <= _SAFE_INT else _prep_number(x)
     if t is float:
@@ -151,50 +188,69 @@ def _prep_number(x: Any) -> object:
     raise _Slow
 
 
-def _prep_container(v: Any, t: type, depth: int) -> object:
+def _prep_container(v: Any, t: type, depth: int, subs: Subst) -> object:
     if depth > _FAST_DEPTH:
         raise _Slow
-    values = v
     if t is dict:
         try:
             # Code point order is JavaScript's unless a key may be an array index, and only keys below ":" can be.
-            if v and min(v) < ":" and not _index_keys_in_order(sorted(v)):
-                raise _Reorder
+            order = _index_order(v) if v and min(v) < ":" else None
         except TypeError:  # keys that are not all strings
             raise _Slow from None
-        values = v.values()
-    for x in values:
+        if order is not None:
+            if len(subs) >= _MAX_PLACEHOLDERS:
+                raise _Reorder
+            subs.append(_ordered_text(_prep_in_order(v, order, depth)))
+            return _PLACEHOLDERS[len(subs) - 1]
+        items: Iterable[tuple[Any, Any]] = v.items()
+    else:
+        items = enumerate(v)
+    copy = None
+    for k, x in items:
         tx = type(x)
         if tx is str or tx is bool or x is None:
             continue
         if tx is int:
-            if -_SAFE_INT <= x <= _SAFE_INT:
+            if -9007199254740992 <= x <= 9007199254740992:  # 2**53, as a constant: this is the innermost loop
                 continue
             y = _prep_number(x)
         elif tx is float:
-            if 1e-4 <= abs(x) < 1e16 and not x.is_integer():
-                continue
-            y = _prep_number(x)
+            if (1e-4 <= x < 1e16 or -1e16 < x <= -1e-4) and not x.is_integer():
+                continue  # Python's repr and Number::toString agree here
+            y = int(x) if -9007199254740992 <= x <= 9007199254740992 and x.is_integer() else _prep_number(x)
         elif tx is dict or tx is list or tx is tuple:
-            y = _prep_container(x, tx, depth + 1)
+            y = _prep_container(x, tx, depth + 1, subs)
+            if y is x:
+                continue
         else:
             raise _Slow
-        if y is not x:  # copy, reusing the part already prepared
-            if t is dict:
-                return {k: y if z is x else _prep(z, depth + 1) for k, z in v.items()}
-            return [y if z is x else _prep(z, depth + 1) for z in v]
-    return v
+        # A value the C encoder would print differently (30.0, 2**60): a shallow copy that holds the printable one.
+        # dict(v) and list(v) copy at C speed; only the changed members are set.
+        if copy is None:
+            copy = dict(v) if t is dict else list(v)
+        copy[k] = y
+    return v if copy is None else copy
 
 
 def _prep_ordered(v: Any, depth: int) -> object:
     t = type(v)
     if t is not dict and t is not list and t is not tuple:
-        return _prep(v, depth)
+        return _prep(v)
     if depth > _FAST_DEPTH:
         raise _Slow
     if t is dict:
-        return {k: _prep_ordered(v[k], depth + 1) for k in _js_sorted(list(v))}
+        return _prep_in_order(v, _js_sorted(list(v)), depth)
     return [_prep_ordered(x, depth + 1) for x in v]
+
+
+def _prep_in_order(v: dict[str, Any], order: list[str], depth: int) -> dict[str, object]:
+    # A copy of v with its keys in ``order``, for the encoder that keeps the order it is given.
+    copy = {}
+    for k in order:
+        x = v[k]
+        tx = type(x)
+        copy[k] = x if tx is str or tx is bool or x is None else _prep_ordered(x, depth + 1)
+    return copy
 
 
 def _check_keys(v: Any) -> None:
@@ -240,15 +296,23 @@ def _num_text(x: int | float) -> str:
     return str(x) if type(x) is int else _number(x) if math.isfinite(x) else "null"
 
 
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
 def _pair_up(s: str) -> str:
-    # Adjacent high+low surrogates are one character to JavaScript.
+    # Adjacent high+low surrogates are one character to JavaScript. The round trip through UTF-16 calls an error
+    # handler per surrogate, so it runs only where a pair is (rare: json.loads already joins escaped pairs).
+    if not _SURROGATE_PAIR.search(s):
+        return s
     return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _str_text(s: str) -> str:
     if s.isascii() or _clean(s):
         return _quote(s)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", _quote(_pair_up(s)))
+    # Lone surrogates print as JSON.stringify escapes them, "\\udxxx": exactly what backslashreplace writes for a
+    # character UTF-8 cannot encode, at C speed (a regex with a callback took seconds on megabytes of them).
+    return _quote(_pair_up(s)).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _key_text(k: Any, active: set[int]) -> str:
@@ -267,9 +331,15 @@ def _key_text(k: Any, active: set[int]) -> str:
     return str(json.loads(text)) if text.startswith('"') else text
 
 
+# The array-index keys "0".."4294967294" with no leading zero, as one C-level match (filter() runs it without a frame).
+_INDEX_KEY = re.compile(
+    "0|[1-9][0-9]{0,8}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}"
+    "|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-4]"
+).fullmatch
+
+
 def _is_index(k: str) -> bool:
-    n = len(k)
-    return k.isdigit() and k.isascii() and (k[0] != "0" or n == 1) and (n < 10 or (n == 10 and int(k) < 4294967295))
+    return _INDEX_KEY(k) is not None
 
 
 def _index_keys_in_order(keys: list[str]) -> bool:
@@ -278,7 +348,7 @@ def _index_keys_in_order(keys: list[str]) -> bool:
     for k in keys:
         if k >= ":":
             return True
-        if not _is_index(k):
+        if _INDEX_KEY(k) is None:
             others = True
         elif others or len(k) < width:
             return False
@@ -287,9 +357,37 @@ def _index_keys_in_order(keys: list[str]) -> bool:
     return True
 
 
+# Objects with a key below ":" are checked on every call; their key sets repeat from call to call (one tool, one
+# schema), so the verdict is remembered per tuple of keys, within bounds.
+_ORDER_CACHE: dict[tuple[str, ...], list[str] | None] = {}
+_ORDER_CACHE_SIZE = 256
+_ORDER_CACHE_KEYS = 64
+_ORDER_CACHE_CHARS = 1024
+_MISS: Any = object()
+
+
+def _index_order(v: dict[str, Any]) -> list[str] | None:
+    """The keys of ``v`` in JavaScript's order where array-index keys make it differ from code point order."""
+    shape = tuple(v)
+    found = _ORDER_CACHE.get(shape, _MISS)
+    if found is not _MISS:
+        return found  # type: ignore[no-any-return]
+    keys = sorted(shape)  # TypeError for keys that are not all strings
+    order = None if _index_keys_in_order(keys) else _js_sorted(keys)
+    if len(shape) <= _ORDER_CACHE_KEYS and sum(map(len, shape)) <= _ORDER_CACHE_CHARS:
+        if len(_ORDER_CACHE) >= _ORDER_CACHE_SIZE:
+            _ORDER_CACHE.clear()
+        _ORDER_CACHE[shape] = order
+    return order
+
+
 def _js_sorted(keys: list[str]) -> list[str]:
-    index = sorted((k for k in keys if _is_index(k)), key=int)
-    rest = [k for k in keys if not _is_index(k)] if index else list(keys)
+    index = list(filter(_INDEX_KEY, keys))
+    if index:
+        index.sort(key=int)
+        rest = list(itertools.filterfalse(_INDEX_KEY, keys))
+    else:
+        rest = keys
     joined = "".join(rest)
     if joined.isascii() or not _ABOVE_D7FF.search(joined):
         return index + sorted(rest)
@@ -411,7 +509,7 @@ def _convert(v: Any, active: set[int]) -> tuple[int, Any, str | None]:
     if isinstance(v, Mapping):
         return _OBJECT, _entries(list(v.items()), active), "an object, like a dict"
     if isinstance(v, (bytes, bytearray, memoryview)):
-        return _TEXT, _str_text(bytes(v).decode("utf-8", "backslashreplace")), "the string of its UTF-8 decoding"
+        return _TEXT, _str_text(_bytes_text(bytes(v))), "the string of its UTF-8 decoding"
     if isinstance(v, (set, frozenset)):
         return _SET, list(v), "an array ordered by its members' canonical text"
     if isinstance(v, (datetime.date, datetime.time)):
@@ -424,6 +522,19 @@ def _convert(v: Any, active: set[int]) -> tuple[int, Any, str | None]:
     if hasattr(v, "__dict__") and not isinstance(v, (type, ModuleType)) and not callable(v):
         return _OBJECT, _entries(list(vars(v).items()), active), "the object of its attributes"
     return _TEXT, _repr_text(v), "the string of its repr()"
+
+
+# Each undecodable byte as "\\xNN", as errors="backslashreplace" writes it.
+_ESCAPED_BYTES = {0xDC00 + byte: f"\\x{byte:02x}" for byte in range(0x80, 0x100)}
+
+
+def _bytes_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        # What decode("utf-8", "backslashreplace") gives, without its handler called once per bad byte (seconds on
+        # megabytes of them): surrogateescape turns each into U+DC80..U+DCFF at C speed, one translate into "\\xNN".
+        return data.decode("utf-8", "surrogateescape").translate(_ESCAPED_BYTES)
 
 
 def _repr_text(v: object) -> str:

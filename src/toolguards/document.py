@@ -6,13 +6,18 @@ duplicate key is found, not only the first, and so that each value keeps the mar
 
 from __future__ import annotations
 
+import json
+import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml import composer as yaml_composer
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .diagnostics import ConfigError, Diagnostic, format_json_path
@@ -21,6 +26,7 @@ __all__ = ["JsonPath", "Position", "PositionedDocument", "parse_document"]
 
 JsonPath = tuple[str | int, ...]
 
+_FLOAT = "tag:yaml.org,2002:float"
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:int",
     "tag:yaml.org,2002:float",
@@ -66,6 +72,16 @@ class PositionedDocument:
 
 # Aliases can make a small file expand exponentially; no real guard file comes near this.
 MAX_VALUES = 100_000
+# A guard file nests a handful of levels; the YAML composer recurses once per level, so a limit keeps a hostile file
+# from exhausting the interpreter's stack (and ruamel's scanner, quadratic in the depth of flow collections, from
+# taking seconds over it).
+MAX_DEPTH = 100
+# ruamel.yaml 0.19 stops at YAML().max_depth itself; before that, a RecursionError stands in for this error.
+_DEPTH_ERRORS: tuple[type[Exception], ...] = tuple(
+    error for error in (getattr(yaml_composer, "MaxDepthExceededError", None),) if error is not None
+)
+# Escapes such as "\ud800" make text that no UTF-8 output can hold, so no message may quote it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _children(node: Node) -> list[Node]:
@@ -148,6 +164,10 @@ class _Builder:
                 message = f"the document holds more than {MAX_VALUES} values once aliases expand"
                 raise self.fatal(_mark(node), path, message)
             self.values.setdefault(path, _mark(node))
+            if len(path) > MAX_DEPTH:  # through aliases: the composer counts an alias as one level
+                where = _mark(node)
+                too_deep = Diagnostic(self.display, where.line, where.column, _TOO_DEEP)
+                raise ConfigError([*(diagnostic for _, diagnostic in self.problems), too_deep])
             if isinstance(node, ScalarNode):
                 parent[slot] = self._scalar(node, path)
             elif isinstance(node, SequenceNode):
@@ -171,6 +191,9 @@ class _Builder:
                 self.problem(where, path, "a mapping key must be a plain string")
                 continue
             key = str(key_node.value)
+            if _SURROGATE.search(key):
+                self.problem(where, path, _surrogate("key", key))
+                continue
             child: JsonPath = (*path, key)
             if key in mapping:
                 first = self.keys[child]
@@ -189,7 +212,61 @@ class _Builder:
             self.problem(_mark(node), path, f"unsupported YAML tag `{node.tag}`")
             self.rejected.add(path)
             return None
-        return self._constructor.construct_object(node, deep=True)
+        try:
+            if node.tag == _FLOAT and self._constructor.resolver.processing_version != (1, 2):
+                with warnings.catch_warnings():  # only under `%YAML 1.1`, which ruamel warns about for `1e3`
+                    warnings.simplefilter("ignore")
+                    value = self._constructor.construct_object(node, deep=True)
+            else:
+                value = self._constructor.construct_object(node, deep=True)
+        except Exception:  # `!!int abc`, `!!bool maybe`, an integer of more digits than Python reads
+            self.problem(_mark(node), path, _unreadable(node))
+            self.rejected.add(path)
+            return None
+        if isinstance(value, str) and _SURROGATE.search(value):
+            self.problem(_mark(node), path, _surrogate("text", value))
+            self.rejected.add(path)
+            return None
+        return value
+
+
+_TOO_DEEP = f"the document nests deeper than {MAX_DEPTH} levels"
+
+
+def _shown(text: str) -> str:
+    """Text quoted for a message, cut at 40 characters: JSON escapes, a surrogate as \\udxxx (printable anywhere)."""
+    quoted = json.dumps(text[:40], ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted) + ("…" if len(text) > 40 else "")
+
+
+def _surrogate(what: str, text: str) -> str:
+    return f"the {what} {_shown(text)} holds a lone surrogate, which is not a character"
+
+
+def _unreadable(node: ScalarNode) -> str:
+    kind = str(node.tag).rsplit(":", 1)[-1]
+    text = str(node.value)
+    if kind == "int" and sum(c.isdigit() for c in text) > 4000:
+        return f"the integer {_shown(text)} has too many digits ({len(text)}) to be read"
+    return f"{_shown(text)} is not a valid {kind}"
+
+
+def _too_deep(display: str, text: str) -> Diagnostic:
+    # Only after the composer ran out of stack: walk the events (no recursion) to the first node too deep, the node
+    # inside MAX_DEPTH open collections (which ruamel's own max_depth and the builder report).
+    depth = 0
+    try:
+        for event in YAML(typ="safe", pure=True).parse(text):
+            if depth > MAX_DEPTH and isinstance(event, (ScalarEvent, AliasEvent, CollectionStartEvent)):
+                mark = event.start_mark
+                return Diagnostic(display, mark.line + 1, mark.column + 1, _TOO_DEEP)
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        pass
+    return Diagnostic(display, 1, 1, _TOO_DEEP)
 
 
 def parse_document(display: str, raw: bytes) -> PositionedDocument:
@@ -203,7 +280,12 @@ def parse_document(display: str, raw: bytes) -> PositionedDocument:
         raise ConfigError([Diagnostic(display, 1, 1, "the file is empty: expected a mapping with a `guards` list")])
     try:
         yaml = YAML(typ="safe", pure=True)
+        yaml.composer.warn_double_anchors = False  # redefining an anchor is legal YAML, not a Python warning
+        yaml.max_depth = MAX_DEPTH + 1  # the root is at depth 1
         root = yaml.compose(text)
+    except _DEPTH_ERRORS as exc:
+        mark = exc.problem_mark  # type: ignore[attr-defined]  # a MarkedYAMLError
+        raise ConfigError([Diagnostic(display, mark.line + 1, mark.column + 1, _TOO_DEEP)]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -211,6 +293,8 @@ def parse_document(display: str, raw: bytes) -> PositionedDocument:
         raise ConfigError([Diagnostic(display, line, column, f"YAML syntax error: {reason}")]) from None
     except YAMLError as exc:
         raise ConfigError([Diagnostic(display, 1, 1, f"YAML syntax error: {exc}")]) from None
+    except RecursionError:
+        raise ConfigError([_too_deep(display, text)]) from None
     if root is None:
         raise ConfigError([Diagnostic(display, 1, 1, "the file is empty: expected a mapping with a `guards` list")])
     builder = _Builder(display, yaml.constructor)

@@ -57,7 +57,12 @@ def from_mapping(
     stores: StoreFactory | None = None,
 ) -> Engine:
     """The engine for a config built in code; same checks as a file, located by JSON path instead of line."""
-    document = PositionedDocument(_plain(data))
+    try:
+        plain = _plain(data)
+    except RecursionError:
+        problem = Diagnostic(MAPPING_SOURCE, None, None, "the mapping nests too deeply, or holds itself")
+        raise ConfigError([problem]) from None
+    document = PositionedDocument(plain)
     return _build(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale, stores)
 
 
@@ -150,16 +155,33 @@ def _duplicate_ids(display: str, document: PositionedDocument) -> list[Diagnosti
     return problems
 
 
+def _folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold templates (None: it can). A name too long for the system, or a folder that cannot
+    be read, is a problem of the file like a missing folder, not an OSError for the caller."""
+    try:
+        if not folder.is_dir():
+            return "does not exist"
+    except (OSError, ValueError) as exc:
+        return f"cannot be used: {getattr(exc, 'strerror', None) or exc}"
+    if not os.access(folder, os.R_OK | os.X_OK):
+        return "cannot be read"
+    return None
+
+
 def _templates(
     guard_file: GuardFile, document: PositionedDocument, requested: str | None
 ) -> tuple[Templates | None, list[Diagnostic]]:
     display = guard_file.source
     problems = []
+    usable = []
     for index, folder in enumerate(guard_file.template_dirs):
-        if not folder.is_dir():
+        why = _folder_problem(folder)
+        if why is None:
+            usable.append(folder)
+        else:
             path: JsonPath = ("templateDirs", index)
-            problems.append(_problem(display, document, path, f"template folder `{folder}` does not exist"))
-    roots = [*guard_file.template_dirs, shipped_templates_dir()]
+            problems.append(_problem(display, document, path, f"template folder `{folder}` {why}"))
+    roots = [*usable, shipped_templates_dir()]  # a folder with a problem is reported above, never searched
     available = available_locales(roots)
     wanted = requested or guard_file.locale or DEFAULT_LOCALE
     locale = resolve_locale(wanted, available)

@@ -74,6 +74,7 @@ class MemoryStore(Generic[S]):
             raise ValueError("max_keyed_agents must be >= 1")
         self.max_keyed_agents = max_keyed_agents
         self._lock = threading.Lock()
+        self._acquire, self._release = self._lock.acquire, self._lock.release
         self._weak: dict[int, _WeakSlot] = {}
         self._keyed: dict[Hashable, Any] = {}
         table = self._weak
@@ -93,20 +94,26 @@ class MemoryStore(Generic[S]):
         """Run ``step`` on the agent's state under the store's lock."""
         if type(agent).__weakrefoffset__:
             return self._update_weak(agent, step)
-        hash(agent)  # an unhashable agent fails here, before any state changes
-        with self._lock:
-            keyed = self._keyed
-            new_state, result = step(keyed.get(agent))
-            keyed.pop(agent, None)
+        keyed = self._keyed
+        # acquire/release rather than `with`: half the cost, and this runs on every call.
+        self._acquire()
+        try:
+            state = keyed.get(agent)  # an unhashable agent raises TypeError here, before any state changes
+            new_state, result = step(state)
+            if state is not None:
+                del keyed[agent]
             if new_state is not None:
                 keyed[agent] = new_state  # re-inserted last: dict order is the LRU order
                 if len(keyed) > self.max_keyed_agents:
                     del keyed[next(iter(keyed))]
             return result
+        finally:
+            self._release()
 
     def _update_weak(self, agent: Any, step: Step[R]) -> R:
         key = id(agent)
-        with self._lock:
+        self._acquire()
+        try:
             slot = self._weak.get(key)
             if slot is not None and slot() is not agent:
                 slot = None  # cannot happen while callbacks run; kept so a stale slot never leaks state
@@ -120,6 +127,8 @@ class MemoryStore(Generic[S]):
                     self._weak[key] = slot
                 slot.state = new_state
             return result
+        finally:
+            self._release()
 
     def reset(self, agent: Any) -> None:
         """Drop the agent's state."""

@@ -44,16 +44,11 @@ def replay(
                 raise item
             yield Skipped(item)
         elif item.kind == "post-execute":
-            event = ToolEvent(
-                tool=item.tool,
-                arguments=item.arguments,
-                agent=item.agent,
-                denied=item.denied,
-                call_id=item.call_id,
-                result=item.result,
-                error=item.error,
-            )
-            yield Outcome(item, tuple(engine.post_execute(event) for engine in engines))
+            event = ToolEvent(item.tool, item.arguments, item.agent, item.denied, item.call_id, item.result, item.error)
+            if len(engines) == 1:  # the usual case, without a generator per call
+                yield Outcome(item, (engines[0].post_execute(event),))
+            else:
+                yield Outcome(item, tuple(engine.post_execute(event) for engine in engines))
         elif item.kind == "pre-step":
             for engine in engines:
                 engine.pre_step(item.agent, user_prompt=item.user_prompt)

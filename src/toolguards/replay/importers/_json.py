@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from ..records import InputError
@@ -41,11 +41,23 @@ def _no_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_no_constant)
+# The decoder's own C scanner: JSONDecoder.raw_decode without its Python frame (typeshed leaves scan_once out).
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _WHITESPACE = " \t\n\r"
 
 
 def loads(text: str) -> Any:
     """Decode one JSON text; a ValueError carries a message ready to print (``not JSON: ... at column N``)."""
+    # Fast path for the line that is one value and its line break, as nearly all are: the decoder's C scanner
+    # directly, without JSONDecoder.raw_decode's Python wrapper. Anything else takes the path below, which words
+    # the error.
+    try:
+        value, end = _SCAN(text, 0)
+    except Exception:  # StopIteration, JSONDecodeError, a NaN: the careful path says what is wrong
+        pass
+    else:
+        if end == len(text) or not text[end:].strip(_WHITESPACE):
+            return value
     text = text.rstrip("\r\n")  # a column past the end of the line, not on the next one
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
@@ -81,7 +93,7 @@ def json_lines(path: str, lines: Iterable[str], start: int = 0) -> Iterator[tupl
     for raw in lines:
         number += 1
         text = raw.removeprefix("\ufeff") if number == 1 else raw  # a byte-order mark some editors write
-        if not text.strip():
+        if not text or text.isspace():  # not text.strip(), without copying the line: isspace() stops early
             continue
         try:
             yield number, loads(text)

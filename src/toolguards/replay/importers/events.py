@@ -41,6 +41,9 @@ KEYS: dict[str, tuple[str, ...]] = {
 _TYPES = '"post-execute", "pre-step" or "forget"'
 
 
+_POST_EXECUTE_KEYS = frozenset(KEYS["post-execute"])
+
+
 def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
     """The records of an events file, one per non-blank line, or an InputError for each malformed line."""
     for item in json_lines(path, lines):
@@ -48,6 +51,9 @@ def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
             yield item
             continue
         number, event = item
+        if _plain_post_execute(event):
+            yield _post_execute(number, event)
+            continue
         problems = _problems(event)
         if problems:
             yield InputError(path, number, "; ".join(problems))
@@ -55,21 +61,43 @@ def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
             yield _record(number, event)
 
 
+def _plain_post_execute(event: Any) -> bool:
+    """A well-formed post-execute event, checked in one go: the lines of a long replay are nearly all of this kind,
+    and ``_problems`` (which words every problem) would cost as much as decoding the line."""
+    if type(event) is not dict or event.get("type") != "post-execute" or not _POST_EXECUTE_KEYS.issuperset(event):
+        return False
+    tool = event.get("tool")
+    agent, call_id, error = event.get("agent"), event.get("callId"), event.get("error")
+    return (
+        type(tool) is str
+        and tool != ""
+        and (agent is None or type(agent) is str)
+        and (call_id is None or type(call_id) is str)
+        and (error is None or type(error) is str)
+        and type(event.get("denied", False)) is bool
+    )
+
+
+def _post_execute(line: int, event: dict[str, Any]) -> Record:
+    get = event.get
+    return Record(
+        "post-execute",
+        line,
+        agent=get("agent"),
+        tool=event["tool"],
+        arguments=get("arguments", {}),
+        denied=get("denied", False),
+        call_id=get("callId"),
+        result=get("result"),
+        error=get("error"),
+    )
+
+
 def _record(line: int, event: dict[str, Any]) -> Record:
     kind = event["type"]
     agent = event.get("agent")
     if kind == "post-execute":
-        return Record(
-            "post-execute",
-            line,
-            agent=agent,
-            tool=event["tool"],
-            arguments=event.get("arguments", {}),
-            denied=event.get("denied", False),
-            call_id=event.get("callId"),
-            result=event.get("result"),
-            error=event.get("error"),
-        )
+        return _post_execute(line, event)
     if kind == "pre-step":
         return Record("pre-step", line, agent=agent, user_prompt=event.get("userPrompt", False))
     return Record("forget", line, agent=agent)

@@ -1,0 +1,121 @@
+"""The inputs of bench_guard.py: tool-call arguments of five shapes, and a large events file for ``toolguards replay``.
+
+Everything is generated from a fixed seed, so two runs measure the same work.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SHAPES", "write_events"]
+
+_CODE_LINE = "    total = round(price * rate, 2)  # keep the rounding explicit\n"
+
+
+def _small(variant: int) -> dict[str, Any]:
+    # A shell call, as coding agents make them: about 100 bytes.
+    return {"command": f"pytest tests/test_pricing.py -q -k case_{variant}", "cwd": "/home/dev/shop", "timeout": 120}
+
+
+def _floats(variant: int) -> dict[str, Any]:
+    # Sampling floats (30.0 must print as 30, as JavaScript prints it) and integer-like keys, which JavaScript
+    # orders numerically ("3", "12", "40"), not as text ("12", "3", "40").
+    return {
+        "model": "gpt-4o-mini",
+        "temperature": 0.7,
+        "timeout": 30.0,
+        "max_tokens": 512 + variant,
+        "lines": {"3": "import os", "12": "x = 1", "40": "return x"},
+    }
+
+
+def _four_kb(variant: int) -> dict[str, Any]:
+    # A multi-edit: six replacements of a few lines each, about 4 KB.
+    block = _CODE_LINE * 3
+    edits = [
+        {"old_string": f"# step {i}\n{block}", "new_string": f"# step {i}, fixed\n{block}{block}", "replace_all": False}
+        for i in range(6)
+    ]
+    return {"file_path": f"src/shop/pricing_{variant}.py", "edits": edits}
+
+
+_BIG_TEXT = (_CODE_LINE * (256 * 1024 // len(_CODE_LINE) + 1))[: 256 * 1024]
+
+
+def _write_file(variant: int) -> dict[str, Any]:
+    # A 256 KB file written in one call.
+    return {"path": f"src/generated/tables_{variant}.py", "content": _BIG_TEXT}
+
+
+def _wide(variant: int) -> dict[str, Any]:
+    # A flat object of 1,000 keys (a form, a config, a row of a table): strings, integers and booleans.
+    def value(i: int) -> Any:
+        return f"value {variant}-{i}" if i % 3 == 0 else i * 7 if i % 3 == 1 else i % 2 == 0
+
+    return {f"field_{i:04d}": value(i) for i in range(1000)}
+
+
+#: name → (description, arguments of variant n); variants differ in one value, so alternating them never repeats.
+SHAPES: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
+    "small": ("small arguments", _small),
+    "floats": ("floats, integer-like keys", _floats),
+    "4k": ("4 KB arguments", _four_kb),
+    "256k": ("256 KB write_file", _write_file),
+    "wide": ("wide dict, 1,000 keys", _wide),
+}
+
+_FILES = [f"src/shop/{name}.py" for name in ("cart", "pricing", "orders", "tax", "util", "api", "models", "db")]
+_SOURCE = "".join(f"    def method_{i}(self, value):\n        return self.total * value + {i}\n" for i in range(400))
+_TEST_OUTPUT = "".join(f"tests/test_pricing.py::test_case_{i} PASSED\n" for i in range(100))
+
+
+def _call(rnd: random.Random) -> tuple[str, Any, Any]:
+    """One tool call of a coding agent: (tool, arguments, result), results of realistic size."""
+    kind = rnd.random()
+    if kind < 0.30:
+        start = rnd.randrange(len(_SOURCE) - 4000)
+        return "read_file", {"path": rnd.choice(_FILES)}, _SOURCE[start : start + rnd.randint(300, 3000)]
+    if kind < 0.50:
+        pattern = rnd.choice(["def apply_discount", "TODO", "import os", "round("])
+        hits = "src/shop/pricing.py:41: def apply_discount(price, code):\n" * rnd.randint(1, 6)
+        return "grep", {"pattern": pattern, "path": "src", "ignore_case": False}, hits
+    if kind < 0.65:
+        output = _TEST_OUTPUT[: rnd.randint(100, len(_TEST_OUTPUT))] + "1 failed, 12 passed in 0.84s"
+        return "run_tests", {"command": "pytest tests/test_pricing.py -q", "timeout": 120}, output
+    if kind < 0.80:
+        new = f"round(price * rate, {rnd.randint(1, 4)})"
+        return "edit_file", {"path": rnd.choice(_FILES), "old": "round(price * rate, 1)", "new": new}, "ok"
+    if kind < 0.90:
+        todos = [
+            {"content": "fix rounding in apply_discount", "status": "in_progress"},
+            {"content": "run the tests", "status": "pending"},
+        ]
+        return "todo_write", {"todos": todos}, "Updated todo list"
+    query = {"query": "python round half even decimal", "max_results": 5, "temperature": 0.7}
+    return "web_search", query, "Python rounds half to even. " * rnd.randint(3, 30)
+
+
+def write_events(path: Path, lines: int, seed: int = 7) -> None:
+    """An events file of ``lines`` lines: 4 agents interleaved, step boundaries, and now and then a loop of identical
+    calls (most calls draw no reminder)."""
+    rnd = random.Random(seed)
+    agents = ["main", "sub-search", "sub-tests", "sub-docs"]
+    written = 0
+    with path.open("w", encoding="utf-8") as out:
+        while written < lines:
+            agent = rnd.choice(agents)
+            if rnd.random() < 0.02:
+                out.write(json.dumps({"type": "pre-step", "agent": agent, "userPrompt": rnd.random() < 0.3}) + "\n")
+                written += 1
+                continue
+            tool, arguments, result = _call(rnd)
+            run = rnd.choices([1, 2, 3, 5, 8, 12], [90, 5, 3, 1, 0.5, 0.5])[0]
+            for _ in range(min(run, lines - written)):
+                event = {"type": "post-execute", "agent": agent, "tool": tool, "arguments": arguments,
+                         "callId": f"call_{written:07d}", "result": result}
+                out.write(json.dumps(event) + "\n")
+                written += 1

@@ -1,0 +1,292 @@
+"""The guard never raises into the host, whatever it is handed; and a reminder's length is bounded by its templates.
+
+`engine.post_execute` is called with hostile values in every field of a ToolEvent — cycles, depth 100,000, bytes,
+sets, datetimes, objects whose __eq__/__hash__/__repr__ raise, NaN, 10 MB strings, non-string keys — under the
+shipped default and under a file that turns on every guard kind and option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import fractions
+import math
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toolguards as tg
+from toolguards.canonical import canonicalize
+from toolguards.resources import shipped_templates_dir
+from toolguards.templates import Templates
+
+EVERY_KIND = {
+    "guards": [
+        {
+            "id": "repeat-tool-reminder",
+            "config": {
+                "thresholds": [2, 3],
+                "repeatEvery": 2,
+                "resultAware": True,
+                "block": {"atCount": 4},
+                "argumentsPreviewChars": 20,
+                "overrides": [{"tools": ["t*"], "thresholds": [2], "resultAware": False}],
+            },
+        },
+        {"id": "cycle-reminder", "config": {"repetitions": [2, 3], "maxCycleLength": 3}},
+        {"id": "repeated-error-reminder", "config": {"thresholds": [2, 3]}},
+    ]
+}
+
+
+class Raising:
+    """Every dunder a canonical form or a store might touch raises."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("__eq__")
+
+    def __hash__(self) -> int:
+        raise RuntimeError("__hash__")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("__repr__")
+
+    def __str__(self) -> str:
+        raise RuntimeError("__str__")
+
+    def __len__(self) -> int:
+        raise RuntimeError("__len__")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("__iter__")
+
+
+class RaisingHashable(Raising):
+    """Hashable (so it can be a dict key or a set member), but comparing or printing it raises."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+class RaisingGetattr:
+    def __getattribute__(self, name: str) -> Any:
+        if name == "__class__":  # isinstance() needs it (in hypothesis too)
+            return object.__getattribute__(self, name)
+        raise RuntimeError(name)
+
+
+class Slotted:
+    __slots__ = ("a",)
+
+    def __init__(self) -> None:
+        self.a = 1
+
+
+class Plain:
+    def __init__(self) -> None:
+        self.x = [1.5, "y"]
+
+
+@dataclasses.dataclass
+class Data:
+    a: int = 1
+    b: Any = None
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    ONE = 1
+
+
+class Pair(NamedTuple):
+    left: Any
+    right: Any
+
+
+class BadDict(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        raise RuntimeError("items")
+
+    def keys(self) -> Any:
+        raise RuntimeError("keys")
+
+
+class BadStr(str):
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        raise RuntimeError("__hash__")
+
+
+class BadFloat(float):
+    def __repr__(self) -> str:
+        raise RuntimeError("__repr__")
+
+
+def _generator() -> Any:
+    yield 1
+
+
+ODD = [
+    Raising(), RaisingHashable(), RaisingGetattr(), Slotted(), Plain(), Data(b=Data()), Colour.RED, Colour.ONE,
+    Pair(1, Raising()), BadDict(a=1), BadStr("x"), BadFloat(1.5), _generator(), iter([1]), range(3), len, int, math,
+    Decimal("NaN"), Decimal("sNaN"), Decimal("1e999999"), fractions.Fraction(1, 3), complex(1, 2), object(),
+    memoryview(b"\xff\xfe"), bytearray(b"abc"), datetime.timedelta(days=1), Ellipsis, NotImplemented,
+    10**5000, -(10**400), float("nan"), float("inf"), -0.0, 5e-324, 2**53 + 1,
+]
+HASHABLE_ODD = [RaisingHashable(), Colour.ONE, Pair(1, 2), BadFloat(2.5), 10**5000, float("nan"), None, True, 1.0,
+                (1, (2, "x")), frozenset({1, "a"}), object(), datetime.date(2020, 1, 2), b"key", Decimal("1.5")]
+
+def pick(values: list[Any]) -> st.SearchStrategy[Any]:
+    """One of ``values``, drawn by index: hypothesis would repr the values themselves, and some raise."""
+
+    def nth(index: int) -> Any:
+        return values[index]
+
+    return st.integers(0, len(values) - 1).map(nth)
+
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**53, max_value=2**80),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(), st.binary(max_size=20),
+    st.datetimes(timezones=st.none() | st.timezones()), st.dates(), st.times(), st.decimals(allow_nan=True),
+    pick(ODD),
+)
+KEYS = st.one_of(st.text(max_size=8), st.integers(), st.floats(), st.booleans(), st.none(), pick(HASHABLE_ODD))
+VALUES = st.recursive(
+    SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.tuples(children, children),
+        st.dictionaries(KEYS, children, max_size=4),
+        st.sets(pick(HASHABLE_ODD) | st.integers(), max_size=4),
+        st.frozensets(st.text(max_size=3), max_size=3),
+        st.builds(Data, st.integers(), children),
+    ),
+    max_leaves=25,
+)
+
+
+@pytest.fixture(scope="module")
+def engines() -> list[tg.Engine]:
+    return [tg.load_default(), tg.from_mapping(EVERY_KIND)]
+
+
+def post_all(engines: list[tg.Engine], event: tg.ToolEvent, times: int = 3) -> None:
+    """Post the event ``times`` times to each engine (a run, so reminders and blocks fire), alone and before a
+    downstream decision."""
+    for engine in engines:
+        for _ in range(times):
+            assert isinstance(engine.post_execute(event), tg.PostToolDecision)
+            downstream = engine.post_execute(event, next=lambda: tg.PostToolDecision(feedback="downstream"))
+            assert isinstance(downstream, tg.PostToolDecision)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(arguments=VALUES, result=VALUES, tool=st.text() | pick(ODD), call_id=st.none() | st.text() | VALUES,
+       error=st.none() | st.text() | pick(ODD))
+def test_the_guard_never_raises(engines: list[tg.Engine], arguments: Any, result: Any, tool: Any, call_id: Any,
+                                error: Any) -> None:
+    event = tg.ToolEvent(tool=tool, arguments=arguments, agent="agent", call_id=call_id, result=result, error=error)
+    post_all(engines, event)
+    assert isinstance(canonicalize(arguments), str)
+
+
+def _deep(depth: int, container: str) -> Any:
+    value: Any = "bottom"
+    for _ in range(depth):
+        value = [value] if container == "list" else {"k": value}
+    return value
+
+
+def _cycles() -> list[Any]:
+    lst: list[Any] = [1]
+    lst.append(lst)
+    dct: dict[str, Any] = {"a": 1}
+    dct["self"] = dct
+    obj = Plain()
+    obj.x = [obj, {"back": obj}]
+    through_key: dict[Any, Any] = {}
+    through_key[Pair(1, 2)] = [through_key]
+    pair = [lst, dct]
+    return [lst, dct, obj, through_key, pair, {"a": pair, "b": pair}]
+
+
+HEAVY = {
+    "cycles": _cycles(),
+    "depth 100,000 (lists)": _deep(100_000, "list"),
+    "depth 100,000 (dicts)": _deep(100_000, "dict"),
+    "10 MB ASCII string": {"content": "x" * 10_000_000},
+    "10 MB string, non-ASCII and surrogates": {"content": "é\ud800中" * 3_333_334},
+    "10 MB bytes": b"\xff" * 10_000_000,
+    "wide non-string keys": {i if i % 3 else float(i) if i % 2 else str(i): i for i in range(3000)},
+    "odd values": ODD,
+    "odd keys": {key: key for key in HASHABLE_ODD},
+    "sets of odd members": {frozenset(HASHABLE_ODD[:5]), frozenset({1, 2})},
+}
+
+
+@pytest.mark.parametrize("value", list(HEAVY.values()), ids=list(HEAVY))
+def test_the_guard_never_raises_on_heavy_values(engines: list[tg.Engine], value: Any) -> None:
+    every_kind = engines[1]  # the shipped default's guard is one of its guards
+    for tool in ("t", "x"):  # twice, the second call under rules that compare results (resultAware)
+        event = tg.ToolEvent(tool=tool, arguments=value, agent="agent", result=value, error="boom", call_id=tool)
+        assert isinstance(every_kind.post_execute(event), tg.PostToolDecision)
+
+
+@pytest.mark.parametrize(
+    "agent", [[], {"a": 1}, Raising(), RaisingHashable(), RaisingGetattr(), BadStr("x"), 10**5000, float("nan")],
+    ids=["list", "dict", "raising", "raising-hashable", "raising-getattr", "bad-str", "huge-int", "nan"],
+)
+def test_the_guard_never_raises_on_odd_agents(engines: list[tg.Engine], agent: Any) -> None:
+    post_all(engines, tg.ToolEvent(tool="grep", arguments={"q": 1}, agent=agent), times=4)
+    for engine in engines:
+        engine.pre_step(agent, user_prompt=True)
+        engine.forget(agent)
+
+
+# A reminder's length: its template rendered around the call, plus at most argumentsPreviewChars of arguments, plus
+# the truncation marker.
+
+
+def _templates(locale: str) -> dict[str, Any]:
+    loaded = Templates([shipped_templates_dir()], locale)
+    sample = {"tool": "t", "count": 2, "arguments": "a"}
+    return {
+        "first": loaded.load("repeat-tool-reminder/first.j2", sample),
+        "detailed": loaded.load("repeat-tool-reminder/detailed.j2", sample),
+        "truncated": loaded.load("repeat-tool-reminder/truncated.j2", {"head": "h", "omitted": 1}),
+    }
+
+
+TEMPLATES = {locale: _templates(locale) for locale in ("en", "zh")}
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    arguments=st.one_of(st.text(max_size=3000), st.dictionaries(st.text(max_size=20), st.text(max_size=400), max_size=6)),
+    tool=st.text(min_size=1, max_size=60),
+    cap=st.integers(min_value=1, max_value=700),
+    locale=st.sampled_from(["en", "zh"]),
+)
+def test_a_reminder_is_bounded_by_its_template_and_the_preview(arguments: Any, tool: str, cap: int,
+                                                               locale: str) -> None:
+    config = {"guards": [{"id": "repeat-tool-reminder", "config": {"thresholds": [2, 3], "argumentsPreviewChars": cap}}]}
+    engine = tg.from_mapping(config, locale=locale)
+    event = tg.ToolEvent(tool=tool, arguments=arguments, agent="agent")
+    canonical = canonicalize(arguments)
+    templates = TEMPLATES[locale]
+    marker = len(templates["truncated"].render(head="", omitted=len(canonical) - cap)) if len(canonical) > cap else 0
+    seen = []
+    for count in range(1, 4):
+        for entry in engine.post_execute(event).additional_contexts:
+            slot = entry.metadata["template"]
+            frame = len(templates[slot].render(tool=tool, count=count, arguments=""))
+            assert len(entry.text) <= frame + cap + marker, (slot, count)
+            seen.append(slot)
+    assert seen == ["first", "detailed"]
