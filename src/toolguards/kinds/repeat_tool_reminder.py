@@ -135,26 +135,34 @@ class RepeatSettings(Rules):
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-# State per agent: (digest of the last tracked call, its run length, recent call ids, digest of its result or None).
-_State = tuple[int, int, CallIds, "int | None"]
+# State per agent: (digest of the last tracked call, its run length) while the agent's calls carry no call id and no
+# result is compared, as most do — the smallest state keeps memory per tracked agent low; else (digest, run length,
+# recent call ids, digest of its result or None).
+_State = tuple[int, int] | tuple[int, int, CallIds, "int | None"]
 
 
 def _advance(
     state: _State | None, digest: int, call_id: str | None, result: int | None
 ) -> tuple[_State | None, int | None]:
     """The chain step: the new state and the run length of this call (None: a repeated delivery, not counted)."""
+    ids: CallIds = None
+    last_result: int | None = None
     if state is None:
-        same, count, ids, last_result = False, 0, None, None
+        same, count = False, 0
     else:
-        last, count, ids, last_result = state
-        if seen_call_id(ids, call_id):
-            return state, None
+        if len(state) == 2:
+            last, count = state
+        else:
+            last, count, ids, last_result = state
+            if seen_call_id(ids, call_id):
+                return state, None
         same = last == digest
         if same and result is not None and last_result is not None and result != last_result:
             same = False  # resultAware: the same call got a different answer, so it is making progress
     count = count + 1 if same else 1
     kept = result if result is not None else (last_result if same else None)
-    return (digest, count, remember_call_id(ids, call_id), kept), count
+    ids = remember_call_id(ids, call_id)
+    return ((digest, count) if ids is None and kept is None else (digest, count, ids, kept)), count
 
 
 class RepeatToolReminder(ChainGuard):
@@ -187,7 +195,7 @@ class RepeatToolReminder(ChainGuard):
         tool = call.tool
         if not self._tracked(tool):
             return None
-        rules, prefix = self._rules(tool)
+        rules, prefix = self._rules(tool) if self._overrides else (self.settings, "")
         canonical = call.canonical_arguments()
         digest = self._digest(tool, canonical)
         result = call.event.result
