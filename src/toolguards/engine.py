@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .events import PostToolDecision, ToolEvent
+from .events import PostToolDecision, ToolCall
 from .kinds import Call, Effect, Guard
 
 __all__ = ["Engine", "Next"]
@@ -44,13 +44,13 @@ class Engine:
         ids = ", ".join(guard.id for guard in self.guards)
         return f"<Engine {self.source} locale={self.locale} guards=[{ids}]>"
 
-    def post_execute(self, event: ToolEvent, next: Next | None = None) -> Any:
+    def post_execute(self, event: ToolCall, next: Next | None = None) -> Any:
         """Count ``event`` in every guard, run ``next``, and fold the guards' reminders into its decision."""
         effects = self._observe(event)
         decision = _ACCEPT if next is None else next()
         return decision if effects is None else self._fold(decision, effects)
 
-    async def apost_execute(self, event: ToolEvent, next: Next | None = None) -> Any:
+    async def apost_execute(self, event: ToolCall, next: Next | None = None) -> Any:
         """As ``post_execute``, for hosts whose ``next`` may return an awaitable."""
         effects = self._observe(event)
         decision = _ACCEPT if next is None else next()
@@ -72,7 +72,7 @@ class Engine:
         for guard in self.guards:
             self._safely(guard, "forget", guard.forget, agent)
 
-    def _observe(self, event: ToolEvent) -> list[Effect] | None:
+    def _observe(self, event: ToolCall) -> list[Effect] | None:
         """Every guard's effect on this call, in guard order; None when there is none (most calls)."""
         if event.agent is None or not self.guards:
             return None

@@ -5,9 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-__all__ = ["ContextEntry", "PostToolDecision", "ToolEvent"]
+__all__ = ["ContextEntry", "PostToolDecision", "ToolCall", "ToolEvent"]
+
+class ToolCall(Protocol):
+    """What the engine reads of an event: ToolEvent, or any object with these attributes (replay's records)."""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def arguments(self) -> Any: ...
+    @property
+    def agent(self) -> Any: ...
+    @property
+    def denied(self) -> bool: ...
+    @property
+    def call_id(self) -> str | None: ...
+    @property
+    def result(self) -> Any: ...
+    @property
+    def error(self) -> str | None: ...
+
 
 @dataclass(frozen=True)
 class ToolEvent:

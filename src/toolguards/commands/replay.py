@@ -122,13 +122,7 @@ class _Replay:
             self.status = self.status or (0 if agree else 1)
 
     def show(self, display: str, item: Outcome | Record | Skipped, check: Check | None) -> None:
-        if isinstance(item, Skipped):
-            self.totals.skipped += 1
-            print(f"{item.error} (skipped)", file=sys.stderr)
-        elif isinstance(item, Record):
-            if check is not None:
-                check.recorded_reminder(item)
-        else:
+        if isinstance(item, Outcome):  # by far the commonest: test it first
             self.totals.add(item)
             if check is not None:
                 check.outcome(item)
@@ -142,6 +136,11 @@ class _Replay:
                     self.out.write(text + "\n")
             elif item.contexts:
                 self.out.write(reminder_text(display, item) + "\n")
+        elif isinstance(item, Skipped):
+            self.totals.skipped += 1
+            print(f"{item.error} (skipped)", file=sys.stderr)
+        elif check is not None:
+            check.recorded_reminder(item)
 
     def finish(self, first_threshold: int) -> None:
         args = self.args

@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 from jinja2 import Template
 
 from ..canonical import canonicalize
-from ..events import ContextEntry, ToolEvent
+from ..events import ContextEntry, ToolCall
 from ..store import StateStore
 
 __all__ = [
@@ -36,7 +36,7 @@ class Call:
 
     __slots__ = ("_canonical", "event", "tool")
 
-    def __init__(self, event: ToolEvent) -> None:
+    def __init__(self, event: ToolCall) -> None:
         self.event = event
         self.tool = event.tool if type(event.tool) is str else str(event.tool)
         self._canonical: str | None = None

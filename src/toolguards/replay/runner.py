@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..engine import Engine
-from ..events import ContextEntry, PostToolDecision, ToolEvent
+from ..events import ContextEntry, PostToolDecision
 from .records import InputError, Record
 
 __all__ = ["Outcome", "Skipped", "replay"]
@@ -44,11 +44,11 @@ def replay(
                 raise item
             yield Skipped(item)
         elif item.kind == "post-execute":
-            event = ToolEvent(item.tool, item.arguments, item.agent, item.denied, item.call_id, item.result, item.error)
+            # A record has every attribute of a ToolEvent (the engine's ToolCall): it goes in as it is.
             if len(engines) == 1:  # the usual case, without a generator per call
-                yield Outcome(item, (engines[0].post_execute(event),))
+                yield Outcome(item, (engines[0].post_execute(item),))
             else:
-                yield Outcome(item, tuple(engine.post_execute(event) for engine in engines))
+                yield Outcome(item, tuple(engine.post_execute(item) for engine in engines))
         elif item.kind == "pre-step":
             for engine in engines:
                 engine.pre_step(item.agent, user_prompt=item.user_prompt)

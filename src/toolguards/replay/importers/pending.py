@@ -35,9 +35,7 @@ class _Slot:
     def output(self) -> Record | InputError:
         if not isinstance(self.item, Record) or self.item.kind != "post-execute":
             return self.item
-        return dataclasses.replace(
-            self.item, result=self.result, error=self.error, denied=self.item.denied or self.denied
-        )
+        return self.item._replace(result=self.result, error=self.error, denied=self.item.denied or self.denied)
 
 
 class Pending:
