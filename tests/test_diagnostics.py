@@ -11,6 +11,7 @@ from toolguards.diagnostics import format_json_path
     [
         (Diagnostic("g.yaml", 4, 19, "m"), "g.yaml:4:19: m"),
         (Diagnostic("<mapping>", None, None, "guards: m"), "<mapping>: guards: m"),
+        (Diagnostic("g.yaml", 2, 1, "unknown key `a\nb`\t\x7f\u2028"), "g.yaml:2:1: unknown key `a\\nb`\\t\\x7f\\u2028"),
     ],
 )
 def test_str(diagnostic, text):

@@ -87,6 +87,10 @@ def user_template(tmp_path: Path, body: str) -> str:
         ("{{ [].append(1) }}\n", "mine/en/first.j2:1:1: calling `append` is not allowed in a template"),
         ("{{ count / 0 }}\n", "mine/en/first.j2:1:1: template failed to render: division by zero"),
         ("{{ tool | nosuchfilter }}\n", "mine/en/first.j2:1:1: template syntax error: No filter named 'nosuchfilter'."),
+        ("{{ 'x' * 10**9 }}\n", "mine/en/first.j2:1:1: template failed to render: a value longer than 100000 is not allowed in a template"),
+        ("{{ count ** 1000 }}\n", "mine/en/first.j2:1:1: template failed to render: an exponent above 64 is not allowed in a template"),
+        ("{{ 'x' * 1000000 }}\n", "mine/en/first.j2:1:1: template failed to render: a value longer than 100000 is not allowed in a template"),
+        ("{{ [tool] * count * 100000 }}\n", "mine/en/first.j2:1:1: template failed to render: a value longer than 100000 is not allowed in a template"),
     ],
 )
 def test_broken_user_templates_fail_at_load(write_guard_file, tmp_path, body, expected):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -18,13 +19,22 @@ class Diagnostic:
     message: str
 
     def __str__(self) -> str:
+        # One problem, one line: a key or value quoted in a message may hold a line break or another control character.
+        message = _escape_controls(self.message)
         if self.line is None:
-            return f"{self.path}: {self.message}"
-        return f"{self.path}:{self.line}:{self.column or 1}: {self.message}"
+            return f"{_escape_controls(self.path)}: {message}"
+        return f"{_escape_controls(self.path)}:{self.line}:{self.column or 1}: {message}"
 
     def sort_key(self) -> tuple[str, int, int]:
         """Order of report: by file, then by position (problems without one first)."""
         return (self.path, self.line or 0, self.column or 0)
+
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def _escape_controls(text: str) -> str:
+    return _CONTROLS.sub(lambda match: repr(match.group())[1:-1], text)
 
 
 class ConfigError(Exception):

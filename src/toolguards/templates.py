@@ -17,6 +17,8 @@ from typing import Any
 
 from jinja2 import FileSystemLoader, StrictUndefined, Template, TemplateError, TemplateNotFound, TemplateSyntaxError
 from jinja2 import nodes as jnodes
+from jinja2.exceptions import SecurityError
+from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 __all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale"]
@@ -32,6 +34,27 @@ _MUTATING = frozenset(
 
 # Names Jinja itself provides inside loops and macros.
 _IMPLICIT = frozenset({"loop", "varargs", "kwargs", "caller"})
+
+
+# The most a template may build by repeating a string or list, and the largest exponent: a reminder is a few lines.
+MAX_REPEAT = 100_000
+MAX_EXPONENT = 64
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, with ``*`` and ``**`` kept from building huge values (``{{ 'x' * 10**9 }}``)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, int) and abs(right) > MAX_EXPONENT:
+            raise SecurityError(f"an exponent above {MAX_EXPONENT} is not allowed in a template")
+        if operator == "*":
+            for sequence, times in ((left, right), (right, left)):
+                repeats = isinstance(sequence, (str, list, tuple)) and isinstance(times, int)
+                if repeats and len(sequence) * times > MAX_REPEAT:
+                    raise SecurityError(f"a value longer than {MAX_REPEAT} is not allowed in a template")
+        return super().call_binop(context, operator, left, right)
 
 
 @dataclass(frozen=True)
@@ -65,7 +88,7 @@ class Templates:
     def __init__(self, roots: Sequence[Path], locale: str) -> None:
         self.locale = locale
         self.folders = tuple(root / locale for root in roots if (root / locale).is_dir())
-        self._env = ImmutableSandboxedEnvironment(
+        self._env = _Sandbox(
             loader=FileSystemLoader([str(folder) for folder in self.folders], encoding="utf-8"),
             undefined=StrictUndefined,
             autoescape=False,

@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     if not paths:
         print(f"toolguards validate: no PATH given and no {DEFAULT_GLOB} here", file=sys.stderr)
         return 2
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:  # a file name that is not valid UTF-8 must not stop the report
+        reconfigure(errors="backslashreplace")
     report = REPORTERS[args.format]
     problems = 0
     for path in paths:
