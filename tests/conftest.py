@@ -11,6 +11,31 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
 
 
+# The reference's two English reminders (the seed's "Model Experience"), and the Chinese first reminder.
+FIRST = (
+    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
+    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
+    "repeating the call."
+)
+FIRST_ZH = (
+    "你正在用完全相同的参数重复同一个工具调用。再次调用前，请仔细分析上一次的结果：如果任务尚未完成，"
+    "请换一种方法或使用不同的参数，而不是重复这次调用。"
+)
+
+
+def detailed(tool: str, count: int, arguments: str) -> str:
+    """The reference's detailed reminder for these values."""
+    return (
+        "Repeated tool call detected:\n"
+        f"- tool: {tool}\n"
+        f"- consecutive_calls: {count}\n"
+        f"- arguments: {arguments}\n"
+        "The repeated calls are not making progress. Do not call this tool with these exact arguments again. "
+        "Inspect the latest result and choose a different action, different arguments, or finish the task if enough "
+        "evidence has been gathered."
+    )
+
+
 @pytest.fixture
 def write_guard_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., str]:
     """Write text (or bytes) to g.yaml in a temporary working folder; returns the relative path."""

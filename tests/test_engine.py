@@ -11,24 +11,7 @@ from typing import Any
 import pytest
 
 import toolguards as tg
-
-FIRST = (
-    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
-    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
-    "repeating the call."
-)
-
-
-def detailed(tool: str, count: int, arguments: str) -> str:
-    return (
-        "Repeated tool call detected:\n"
-        f"- tool: {tool}\n"
-        f"- consecutive_calls: {count}\n"
-        f"- arguments: {arguments}\n"
-        "The repeated calls are not making progress. Do not call this tool with these exact arguments again. "
-        "Inspect the latest result and choose a different action, different arguments, or finish the task if enough "
-        "evidence has been gathered."
-    )
+from conftest import FIRST, detailed
 
 
 def engine(**config: Any) -> tg.Engine:

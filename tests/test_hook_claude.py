@@ -11,31 +11,12 @@ from typing import Any
 
 import pytest
 
+from conftest import FIRST, FIRST_ZH, detailed
 from toolguards.integrations import claude_code
 from toolguards.sqlite_store import SqliteStore
 
-FIRST = (
-    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
-    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
-    "repeating the call."
-)
-FIRST_ZH = (
-    "你正在用完全相同的参数重复同一个工具调用。再次调用前，请仔细分析上一次的结果：如果任务尚未完成，"
-    "请换一种方法或使用不同的参数，而不是重复这次调用。"
-)
 LS = '{"command":"ls -la","description":"List files"}'
 
-
-def detailed(tool: str, count: int, arguments: str) -> str:
-    return (
-        "Repeated tool call detected:\n"
-        f"- tool: {tool}\n"
-        f"- consecutive_calls: {count}\n"
-        f"- arguments: {arguments}\n"
-        "The repeated calls are not making progress. Do not call this tool with these exact arguments again. "
-        "Inspect the latest result and choose a different action, different arguments, or finish the task if enough "
-        "evidence has been gathered."
-    )
 
 
 def envelope(event: str, session: str = "sess-1", agent_id: str | None = None, **fields: Any) -> dict[str, Any]:

@@ -19,13 +19,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import ExecutionInfo
 
 import toolguards as tg
+from conftest import FIRST
 from toolguards.integrations.langchain import GuardMiddleware, agent_key
-
-FIRST = (
-    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
-    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
-    "repeating the call."
-)
 
 
 def detailed(tool_name: str, count: int, arguments: str) -> str:

@@ -9,11 +9,6 @@ import pytest
 import toolguards as tg
 from toolguards.loader import check_file
 
-FIRST = (
-    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
-    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
-    "repeating the call."
-)
 BLOCK = (
     "Blocked: this is call {count} of `{tool}` in a row with the exact same arguments, and it was stopped. "
     "The arguments were: {arguments}\n"

@@ -9,18 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SHARED_FIXTURES
+from conftest import FIRST, REPO, SHARED_FIXTURES
 from toolguards.cli import main
 
 EXAMPLE = REPO / "examples" / "looping-session.jsonl"
 DSH = SHARED_FIXTURES / "dsh-sessions"
 needs_dsh = pytest.mark.skipif(not DSH.is_dir(), reason=f"the shared dsh fixtures are not here ({DSH})")
 
-FIRST = (
-    "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result "
-    "before calling again: if the task is not complete, try a different approach or different arguments instead of "
-    "repeating the call."
-)
 
 
 def events(tmp_path: Path, lines: list[dict | str], name: str = "s.jsonl") -> str:

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import logging
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .events import PostToolDecision, ToolCall
 from .kinds import Call, Effect, Guard
+from .warnings_once import WarnOnce
 
 __all__ = ["Engine", "Next"]
-
-log = logging.getLogger("toolguards")
 
 Next = Callable[[], Any]
 
@@ -37,8 +34,7 @@ class Engine:
         self.guards: tuple[Guard, ...] = tuple(guards)
         self.source = source
         self.locale = locale
-        self._warned: set[tuple[str, str]] = set()
-        self._warned_lock = threading.Lock()
+        self._warn = WarnOnce()
 
     def __repr__(self) -> str:
         ids = ", ".join(guard.id for guard in self.guards)
@@ -122,13 +118,3 @@ class Engine:
         except Exception as exc:  # the guard is advisory: a failure loses one nudge, never the host's call
             self._warn(f"{guard.id}.{what}", exc)
             return None
-
-    def _warn(self, where: str, exc: Exception) -> None:
-        key = (where, type(exc).__name__)
-        with self._warned_lock:
-            if key in self._warned:
-                return
-            self._warned.add(key)
-        log.warning("toolguards: %s failed and was skipped (%s: %s); later failures like it are not logged",
-                    where, type(exc).__name__, exc, exc_info=exc)
-

@@ -29,8 +29,6 @@ the step goes on without a reminder.
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,10 +43,9 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
 from ..engine import Engine
 from ..events import ContextEntry, ToolEvent
 from ..loader import load_default
+from ..warnings_once import WarnOnce
 
 __all__ = ["MESSAGE_NAME", "GuardMiddleware", "agent_key"]
-
-log = logging.getLogger("toolguards")
 
 #: The ``name`` of the messages the middleware appends, and the ``additional_kwargs`` key of their sources.
 MESSAGE_NAME = "toolguards"
@@ -98,8 +95,7 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
     def __init__(self, engine: Engine | None = None) -> None:
         super().__init__()
         self.engine = engine if engine is not None else load_default()
-        self._warned: set[tuple[str, str]] = set()
-        self._warned_lock = threading.Lock()
+        self._warn = WarnOnce()
 
     def __repr__(self) -> str:
         return f"GuardMiddleware({self.engine!r})"
@@ -109,7 +105,7 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
         try:
             self.engine.pre_step(agent_key(runtime, state["messages"]), user_prompt=True)
         except Exception as exc:
-            self._warn("before_agent", exc)
+            self._warn("GuardMiddleware.before_agent", exc)
         return None
 
     def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -117,7 +113,7 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
         try:
             return self._count_step(state, runtime)
         except Exception as exc:
-            self._warn("before_model", exc)
+            self._warn("GuardMiddleware.before_model", exc)
             return None
 
     def after_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -125,7 +121,7 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
         try:
             self.engine.forget(agent_key(runtime, state["messages"]))
         except Exception as exc:
-            self._warn("after_agent", exc)
+            self._warn("GuardMiddleware.after_agent", exc)
         return None
 
     async def abefore_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -160,11 +156,3 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
             contexts.extend(self.engine.post_execute(event).additional_contexts)
         return {"messages": [_reminder(contexts)]} if contexts else None
 
-    def _warn(self, where: str, exc: Exception) -> None:
-        key = (where, type(exc).__name__)
-        with self._warned_lock:
-            if key in self._warned:
-                return
-            self._warned.add(key)
-        log.warning("toolguards: GuardMiddleware.%s failed and was skipped (%s: %s); later failures like it are not "
-                    "logged", where, type(exc).__name__, exc, exc_info=exc)
