@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolguards import canonical
+from toolguards import jsformat
 from toolguards.canonical import canonicalize
 
 
@@ -32,7 +32,7 @@ def reference(value: Any) -> str:
             number = float(value)
         except OverflowError:
             return "null"
-        return canonical._number(number) if math.isfinite(number) else "null"
+        return jsformat.number_text(number) if math.isfinite(number) else "null"
     if isinstance(value, str):
         out = ['"']
         for char in value:
@@ -118,7 +118,7 @@ def test_the_key_order_cache_stays_bounded() -> None:
     rnd = random.Random(3)
     for n in range(5000):
         canonicalize({str(rnd.randrange(100)): 1, str(n): 2, "x" * rnd.randrange(2000): 3})
-    assert len(canonical._ORDER_CACHE) <= canonical._ORDER_CACHE_SIZE
+    assert len(jsformat._ORDER_CACHE) <= jsformat._ORDER_CACHE_SIZE
 
 
 @settings(max_examples=300, deadline=None)

@@ -31,7 +31,6 @@ import itertools
 import json
 import logging
 import math
-import re
 import weakref
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
@@ -39,13 +38,23 @@ from enum import Enum
 from types import ModuleType
 from typing import Any
 
+from .jsformat import (
+    SAFE_INT,
+    index_order,
+    is_clean,
+    js_sorted,
+    number_text,
+    numeric_text,
+    pair_up,
+    quote,
+    string_text,
+    utf16_order_differs,
+)
+
 __all__ = ["canonicalize"]
 
 _log = logging.getLogger("toolguards")
-_quote = json.encoder.encode_basestring
-_SAFE_INT = 2**53
 _FAST_DEPTH = 100  # deeper values take the iterative general path, which cannot exhaust the interpreter's stack
-_ABOVE_D7FF = re.compile("[\ud800-\U0010ffff]")  # where code point order and UTF-16 order can part
 _warned: weakref.WeakSet[type] = weakref.WeakSet()
 
 
@@ -53,7 +62,7 @@ def _c_encoder(sort_keys: bool) -> Any:
     # Called directly, the C encoder skips JSONEncoder's per-call setup; prepared values are proven acyclic, so it
     # needs no markers dict (one that threads would share).
     if make := getattr(json.encoder, "c_make_encoder", None):
-        return make(None, _refuse, _quote, None, ":", ",", sort_keys, False, True)
+        return make(None, _refuse, quote, None, ":", ",", sort_keys, False, True)
     encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"), sort_keys=sort_keys)
     return lambda value, _level: (encoder.encode(value),)
 
@@ -86,7 +95,7 @@ def canonicalize(value: object) -> str:
     try:
         return _general(value, set())
     except Exception:
-        return _quote(f"<unrepresentable {type(value).__name__}>")
+        return quote(f"<unrepresentable {type(value).__name__}>")
 
 
 def _try_fast(value: object) -> str | None:
@@ -132,7 +141,7 @@ def _fast(value: Any) -> str:
             text = text.replace(_PRINTED[number], sub, 1)
     if text.isascii():
         return text
-    if not _clean(text):
+    if not is_clean(text):
         raise _Slow  # surrogates, which the C encoder printed raw
     if type(prepared) in (dict, list, tuple):
         _check_keys(prepared)  # keys beyond U+D7FF may sort differently by UTF-16 code units
@@ -146,32 +155,24 @@ def _fast_ordered(value: Any, depth: int) -> str:
 
 def _ordered_text(prepared: object) -> str:
     text: str = "".join(_ORDERED(prepared, 0))
-    if text.isascii() or _clean(text):
+    if text.isascii() or is_clean(text):
         return text
     raise _Slow  # surrogates, which the C encoder printed raw
-
-
-def _clean(s: str) -> bool:
-    try:
-        s.encode()  # strict UTF-8: the quickest scan for surrogates
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _prep(x: Any) -> object:
     """A scalar as the C encoder should see it (containers are prepared by their own functions)."""
     t = type(x)
     if t is int:
-        return x if -_SAFE_INT <= x <= _SAFE_INT else _prep_number(x)
+        return x if -SAFE_INT <= x <= SAFE_INT else _prepnumber_text(x)
     if t is float:
-        return _prep_number(x)
+        return _prepnumber_text(x)
     if t is str or t is bool or x is None:
         return x
     raise _Slow
 
 
-def _prep_number(x: Any) -> object:
+def _prepnumber_text(x: Any) -> object:
     if type(x) is int:
         try:
             x = float(x)
@@ -181,10 +182,10 @@ def _prep_number(x: Any) -> object:
         return x  # Python's repr and Number::toString agree here
     elif not math.isfinite(x):
         return None
-    elif abs(x) <= _SAFE_INT and x.is_integer():
+    elif abs(x) <= SAFE_INT and x.is_integer():
         return int(x)
     if abs(x) < 1e21 and x.is_integer():
-        return int(_number(x))  # JavaScript prints the shortest digits padded with zeros, as this int prints
+        return int(number_text(x))  # JavaScript prints the shortest digits padded with zeros, as this int prints
     raise _Slow
 
 
@@ -194,7 +195,7 @@ def _prep_container(v: Any, t: type, depth: int, subs: Subst) -> object:
     if t is dict:
         try:
             # Code point order is JavaScript's unless a key may be an array index, and only keys below ":" can be.
-            order = _index_order(v) if v and min(v) < ":" else None
+            order = index_order(v) if v and min(v) < ":" else None
         except TypeError:  # keys that are not all strings
             raise _Slow from None
         if order is not None:
@@ -213,11 +214,11 @@ def _prep_container(v: Any, t: type, depth: int, subs: Subst) -> object:
         if tx is int:
             if -9007199254740992 <= x <= 9007199254740992:  # 2**53, as a constant: this is the innermost loop
                 continue
-            y = _prep_number(x)
+            y = _prepnumber_text(x)
         elif tx is float:
             if (1e-4 <= x < 1e16 or -1e16 < x <= -1e-4) and not x.is_integer():
                 continue  # Python's repr and Number::toString agree here
-            y = int(x) if -9007199254740992 <= x <= 9007199254740992 and x.is_integer() else _prep_number(x)
+            y = int(x) if -9007199254740992 <= x <= 9007199254740992 and x.is_integer() else _prepnumber_text(x)
         elif tx is dict or tx is list or tx is tuple:
             y = _prep_container(x, tx, depth + 1, subs)
             if y is x:
@@ -239,7 +240,7 @@ def _prep_ordered(v: Any, depth: int) -> object:
     if depth > _FAST_DEPTH:
         raise _Slow
     if t is dict:
-        return _prep_in_order(v, _js_sorted(list(v)), depth)
+        return _prep_in_order(v, js_sorted(list(v)), depth)
     return [_prep_ordered(x, depth + 1) for x in v]
 
 
@@ -256,7 +257,7 @@ def _prep_in_order(v: dict[str, Any], order: list[str], depth: int) -> dict[str,
 def _check_keys(v: Any) -> None:
     if type(v) is dict:
         keys = "".join(v)
-        if not keys.isascii() and _ABOVE_D7FF.search(keys) and _js_sorted(list(v)) != sorted(v):
+        if utf16_order_differs(keys) and js_sorted(list(v)) != sorted(v):
             raise _Reorder
         v = v.values()
     for x in v:
@@ -264,61 +265,10 @@ def _check_keys(v: Any) -> None:
             _check_keys(x)
 
 
-# Text of scalars and key order.
-
-
-def _number(x: float) -> str:
-    # Python's repr already has the shortest round-trip digits; only the layout differs from Number::toString.
-    if x == 0:
-        return "0"
-    sign = "-" if x < 0 else ""
-    mantissa, _, exp = repr(abs(x)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    n = len(whole) + int(exp or 0) - (len(whole) + len(frac) - len(digits))  # x is 0.<digits> * 10**n
-    digits = digits.rstrip("0")
-    k = len(digits)
-    if k <= n <= 21:
-        return sign + digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return sign + digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return sign + "0." + "0" * -n + digits
-    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
-    return f"{sign}{mantissa}e{'+' if n > 0 else '-'}{abs(n - 1)}"
-
-
-def _num_text(x: int | float) -> str:
-    try:
-        x = x if type(x) is int and -_SAFE_INT <= x <= _SAFE_INT else float(x)
-    except OverflowError:
-        return "null"
-    return str(x) if type(x) is int else _number(x) if math.isfinite(x) else "null"
-
-
-_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
-
-
-def _pair_up(s: str) -> str:
-    # Adjacent high+low surrogates are one character to JavaScript. The round trip through UTF-16 calls an error
-    # handler per surrogate, so it runs only where a pair is (rare: json.loads already joins escaped pairs).
-    if not _SURROGATE_PAIR.search(s):
-        return s
-    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-
-
-def _str_text(s: str) -> str:
-    if s.isascii() or _clean(s):
-        return _quote(s)
-    # Lone surrogates print as JSON.stringify escapes them, "\\udxxx": exactly what backslashreplace writes for a
-    # character UTF-8 cannot encode, at C speed (a regex with a callback took seconds on megabytes of them).
-    return _quote(_pair_up(s)).encode("utf-8", "backslashreplace").decode("utf-8")
-
-
 def _key_text(k: Any, active: set[int]) -> str:
     t = type(k)
     if t is str:
-        return k if k.isascii() or _clean(k) else _pair_up(k)
+        return k if k.isascii() or is_clean(k) else pair_up(k)
     if k is None or t is bool:
         return "null" if k is None else "true" if k else "false"
     if t is int or t is float:
@@ -326,72 +276,9 @@ def _key_text(k: Any, active: set[int]) -> str:
             f = float(k)
         except OverflowError:
             f = math.inf if k > 0 else -math.inf
-        return _number(f) if math.isfinite(f) else "NaN" if math.isnan(f) else "Infinity" if f > 0 else "-Infinity"
+        return number_text(f) if math.isfinite(f) else "NaN" if math.isnan(f) else "Infinity" if f > 0 else "-Infinity"
     text = _try_fast(k) or _general(k, active)
     return str(json.loads(text)) if text.startswith('"') else text
-
-
-# The array-index keys "0".."4294967294" with no leading zero, as one C-level match (filter() runs it without a frame).
-_INDEX_KEY = re.compile(
-    "0|[1-9][0-9]{0,8}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}"
-    "|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-4]"
-).fullmatch
-
-
-def _is_index(k: str) -> bool:
-    return _INDEX_KEY(k) is not None
-
-
-def _index_keys_in_order(keys: list[str]) -> bool:
-    # In code point order, array-index keys must come first and by length, which makes their order numeric.
-    width, others = 0, False
-    for k in keys:
-        if k >= ":":
-            return True
-        if _INDEX_KEY(k) is None:
-            others = True
-        elif others or len(k) < width:
-            return False
-        else:
-            width = len(k)
-    return True
-
-
-# Objects with a key below ":" are checked on every call; their key sets repeat from call to call (one tool, one
-# schema), so the verdict is remembered per tuple of keys, within bounds.
-_ORDER_CACHE: dict[tuple[str, ...], list[str] | None] = {}
-_ORDER_CACHE_SIZE = 256
-_ORDER_CACHE_KEYS = 64
-_ORDER_CACHE_CHARS = 1024
-_MISS: Any = object()
-
-
-def _index_order(v: dict[str, Any]) -> list[str] | None:
-    """The keys of ``v`` in JavaScript's order where array-index keys make it differ from code point order."""
-    shape = tuple(v)
-    found = _ORDER_CACHE.get(shape, _MISS)
-    if found is not _MISS:
-        return found  # type: ignore[no-any-return]
-    keys = sorted(shape)  # TypeError for keys that are not all strings
-    order = None if _index_keys_in_order(keys) else _js_sorted(keys)
-    if len(shape) <= _ORDER_CACHE_KEYS and sum(map(len, shape)) <= _ORDER_CACHE_CHARS:
-        if len(_ORDER_CACHE) >= _ORDER_CACHE_SIZE:
-            _ORDER_CACHE.clear()
-        _ORDER_CACHE[shape] = order
-    return order
-
-
-def _js_sorted(keys: list[str]) -> list[str]:
-    index = list(filter(_INDEX_KEY, keys))
-    if index:
-        index.sort(key=int)
-        rest = list(itertools.filterfalse(_INDEX_KEY, keys))
-    else:
-        rest = keys
-    joined = "".join(rest)
-    if joined.isascii() or not _ABOVE_D7FF.search(joined):
-        return index + sorted(rest)
-    return index + sorted(rest, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
 
 
 # General path: an explicit work stack of (op, argument), so depth is bounded only by memory.
@@ -433,11 +320,11 @@ def _general(root: object, active: set[int]) -> str:
 def _visit(v: Any, out: list[str], work: _Work, active: set[int]) -> None:
     t = type(v)
     if t is str:
-        out.append(_str_text(v))
+        out.append(string_text(v))
     elif v is None or t is bool:
         out.append("null" if v is None else "true" if v else "false")
     elif t is int or t is float:
-        out.append(_num_text(v))
+        out.append(numeric_text(v))
     elif id(v) in active:
         out.append('"[Circular]"')
     else:
@@ -475,7 +362,7 @@ def _push(kind: int, payload: Any, out: list[str], work: _Work) -> None:
     else:
         out.append("{")
         for key, values in payload:
-            prefix = _str_text(key) + ":"
+            prefix = string_text(key) + ":"
             ops.append((_EMIT, ","))
             if len(values) == 1:
                 ops += [(_EMIT, prefix), (_VALUE, values[0])]
@@ -492,7 +379,7 @@ def _entries(items: Iterable[tuple[object, object]], active: set[int]) -> list[t
     groups: dict[str, list[object]] = {}
     for k, x in items:
         groups.setdefault(_key_text(k, active), []).append(x)
-    return [(k, groups[k]) for k in _js_sorted(list(groups))]
+    return [(k, groups[k]) for k in js_sorted(list(groups))]
 
 
 def _convert(v: Any, active: set[int]) -> tuple[int, Any, str | None]:
@@ -504,18 +391,18 @@ def _convert(v: Any, active: set[int]) -> tuple[int, Any, str | None]:
         if isinstance(v, (list, tuple)):
             return _ARRAY, list(v), None
         if isinstance(v, str):
-            return _TEXT, _str_text(v), None
-        return _TEXT, _num_text(int.__int__(v)) if isinstance(v, int) else _num_text(float.__float__(v)), None
+            return _TEXT, string_text(v), None
+        return _TEXT, numeric_text(int.__int__(v)) if isinstance(v, int) else numeric_text(float.__float__(v)), None
     if isinstance(v, Mapping):
         return _OBJECT, _entries(list(v.items()), active), "an object, like a dict"
     if isinstance(v, (bytes, bytearray, memoryview)):
-        return _TEXT, _str_text(_bytes_text(bytes(v))), "the string of its UTF-8 decoding"
+        return _TEXT, string_text(_bytes_text(bytes(v))), "the string of its UTF-8 decoding"
     if isinstance(v, (set, frozenset)):
         return _SET, list(v), "an array ordered by its members' canonical text"
     if isinstance(v, (datetime.date, datetime.time)):
-        return _TEXT, _str_text(v.isoformat()), "the string of its isoformat()"
+        return _TEXT, string_text(v.isoformat()), "the string of its isoformat()"
     if isinstance(v, Decimal):
-        return _TEXT, _num_text(float(v)) if v.is_finite() else "null", "the number float() makes of it"
+        return _TEXT, numeric_text(float(v)) if v.is_finite() else "null", "the number float() makes of it"
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         fields = [(f.name, getattr(v, f.name)) for f in dataclasses.fields(v)]
         return _OBJECT, _entries(fields, active), "the object of its fields"
@@ -542,7 +429,7 @@ def _repr_text(v: object) -> str:
         text = repr(v)
     except Exception:
         text = f"<unrepresentable {type(v).__name__}>"
-    return _str_text(text)
+    return string_text(text)
 
 
 def _warn(v: object, rule: str, text: str | None) -> None:
