@@ -19,20 +19,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import ExecutionInfo
 
 import toolguards as tg
-from conftest import FIRST
+from conftest import FIRST, detailed
 from toolguards.integrations.langchain import GuardMiddleware, agent_key
-
-
-def detailed(tool_name: str, count: int, arguments: str) -> str:
-    return (
-        "Repeated tool call detected:\n"
-        f"- tool: {tool_name}\n"
-        f"- consecutive_calls: {count}\n"
-        f"- arguments: {arguments}\n"
-        "The repeated calls are not making progress. Do not call this tool with these exact arguments again. "
-        "Inspect the latest result and choose a different action, different arguments, or finish the task if enough "
-        "evidence has been gathered."
-    )
 
 
 class ScriptedModel(GenericFakeChatModel):

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ..records import InputError
+from ..records import InputError, Record
 
 __all__ = [
     "Lines",
@@ -281,3 +281,22 @@ def messages(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError]:
             yield from json_lines(path, itertools.chain([first], iterator), start=len(blank))
             return
     yield from message_list(path, "".join(blank) + first + lines.read())
+
+
+def tool_use(block: Any, line: int, agent: str) -> Record | str | None:
+    """An Anthropic ``tool_use`` content block as a post-execute record; a problem when it has no name; None when the
+    block is something else."""
+    if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+        return None
+    name = block.get("name")
+    if not isinstance(name, str) or not name:
+        return 'a tool_use block needs a string "name"'
+    call_id = block.get("id")
+    return Record(
+        "post-execute",
+        line,
+        agent=agent,
+        tool=name,
+        arguments=block.get("input", {}),
+        call_id=call_id if isinstance(call_id, str) else None,
+    )

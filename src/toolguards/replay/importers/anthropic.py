@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..records import InputError, Record
-from ._json import Lines, json_type, outcome
+from ._json import Lines, json_type, outcome, tool_use
 from .pending import Pending, read_messages
 
 __all__ = ["AGENT", "read"]
@@ -75,20 +75,9 @@ def is_prompt(content: Any) -> bool:
 def _calls(line: int, content: str | list[Any]) -> list[Record] | str:
     calls = []
     for block in content if isinstance(content, list) else ():
-        if not (isinstance(block, dict) and block.get("type") == "tool_use"):
-            continue
-        name = block.get("name")
-        if not isinstance(name, str) or not name:
-            return 'a tool_use block needs a string "name"'
-        call_id = block.get("id")
-        calls.append(
-            Record(
-                "post-execute",
-                line,
-                agent=AGENT,
-                tool=name,
-                arguments=block.get("input", {}),
-                call_id=call_id if isinstance(call_id, str) else None,
-            )
-        )
+        call = tool_use(block, line, AGENT)
+        if isinstance(call, str):
+            return call
+        if call is not None:
+            calls.append(call)
     return calls

@@ -35,7 +35,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..records import InputError, Record
-from ._json import Lines, json_lines, json_type, outcome
+from ._json import Lines, json_lines, json_type, outcome, tool_use
 from .anthropic import is_prompt
 from .pending import LIMIT, Pending
 
@@ -116,24 +116,18 @@ class _Reader:
             self.pending.end_step(agent)
             self.response[agent] = response
         for block in content if isinstance(content, list) else ():
-            if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+            call = tool_use(block, line, agent)
+            if isinstance(call, str):
+                return call
+            if call is None:
                 continue
-            name = block.get("name")
-            if not isinstance(name, str) or not name:
-                return 'a tool_use block needs a string "name"'
-            call_id = block.get("id")
-            if isinstance(call_id, str):
-                if call_id in self.seen:
-                    continue
-                self.seen[call_id] = None
+            if call.call_id is not None:
+                if call.call_id in self.seen:
+                    continue  # a subagent's call mirrored a second time
+                self.seen[call.call_id] = None
                 if len(self.seen) > LIMIT:
                     self.seen.popitem(last=False)
-            else:
-                call_id = None
-            arguments = block.get("input", {})
-            self.pending.call(
-                Record("post-execute", line, agent=agent, tool=name, arguments=arguments, call_id=call_id)
-            )
+            self.pending.call(call)
         return None
 
 
