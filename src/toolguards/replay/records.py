@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-__all__ = ["InputError", "Record"]
+__all__ = ["DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record"]
 
-RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder"]
+RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder", "skipped"]
 
 
 class Record(NamedTuple):
@@ -18,7 +19,9 @@ class Record(NamedTuple):
     log has them). ``pre-step``: a step boundary, ``user_prompt`` when it carries a new user prompt. ``forget``: the
     agent was disposed of. ``recorded-reminder``: a reminder the recording itself holds (the reference harness logs
     its guard's reminders as injected user messages), with its ``text`` and ``source`` — the parity check compares
-    these with what this guard produces.
+    these with what this guard produces. ``skipped``: a record of the format that the importer does not read (an
+    entry type it does not know, or a known type in a shape it does not know), with its type label as ``text``; replay
+    counts these per label, and ``--strict`` turns them into errors.
 
     ``line`` is the 1-based line of the input where the event is (for a one-document JSON input, the line where the
     message starts); ``agent`` is a string label (None: a call with no agent).
@@ -39,6 +42,17 @@ class Record(NamedTuple):
     error: str | None = None
     text: str = ""
     source: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What a replay asks of every importer; each importer reads the options that concern its format."""
+
+    #: Codex rollouts: count ``write_stdin`` polls of a running command (the live hook never sees them)
+    count_polls: bool = False
+
+
+DEFAULT_OPTIONS = ImportOptions()
 
 
 class InputError(Exception):
