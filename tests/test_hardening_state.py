@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import toolguards as tg
-from toolguards.store import DEFAULT_MAX_KEYED_AGENTS
+from toolguards.stores.memory import DEFAULT_MAX_KEYED_AGENTS
 
 THREADS = 8
 EVENTS = 10_000

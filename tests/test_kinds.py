@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from toolguards.kinds import BUILTIN_KINDS, GuardKind, registry
+from toolguards.guard import GuardKind
+from toolguards.kinds import BUILTIN_KINDS, registry
 from toolguards.kinds import _plugin_problem as plugin_problem
 from toolguards.schema import builtin_schema
 
@@ -43,6 +44,7 @@ class Misnamed:
     name = "other"
     slots: dict[str, Any] = {}
     config_schema: dict[str, Any] = {"type": "object"}
+    state: Any = None
 
     def parse(self, config: Any) -> Any: ...
     def problems(self, settings: Any) -> Any: ...
@@ -54,7 +56,7 @@ class Misnamed:
     ("name", "kind", "problem"),
     [
         ("repeat-tool-reminder", Misnamed(), "the kind `repeat-tool-reminder` is already registered"),
-        ("half", Half(), "its object lacks name, slots, config_schema, parse, problems, templates or create"),
+        ("half", Half(), "its object lacks name, slots, config_schema, state, parse, problems, templates or create"),
         ("misnamed", Misnamed(), "its kind is named `other`, not `misnamed` as the entry point says"),
     ],
 )
@@ -110,3 +112,22 @@ def test_a_broken_plugin_is_logged_and_left_out(monkeypatch, caplog):
         assert "entry point `broken = nowhere:Kind` of group `toolguards.kinds`" in caplog.text
     finally:
         registry.cache_clear()
+
+
+def test_the_committed_schema_is_the_one_the_registry_generates(capsys):
+    # schemas/toolguards.schema.json is for editors; after changing a kind: toolguards schema > schemas/…
+    from toolguards.cli import main
+    from toolguards.resources import schema_file
+
+    assert main(["schema"]) == 0
+    generated = capsys.readouterr().out
+    assert schema_file().read_text(encoding="utf-8") == generated
+
+
+def test_each_kind_owns_its_config_schema():
+    guard_defs = builtin_schema()["$defs"]
+    for name, kind in BUILTIN_KINDS.items():
+        (branch,) = [b for b in guard_defs["guard"]["allOf"][1:] if b["if"]["anyOf"][0]["properties"]["kind"]["const"]
+                     == name]
+        ref = branch["then"]["properties"]["config"]["$ref"].removeprefix("#/$defs/")
+        assert guard_defs[ref] == kind.config_schema

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -10,7 +11,27 @@ from typing import Any
 import pytest
 
 import toolguards as tg
-from toolguards.sqlite_store import FORMAT_VERSION, SqliteDatabase, SqliteStore
+from toolguards.stores.sqlite import FORMAT_VERSION, SqliteDatabase, SqliteStore
+
+
+class Tuples:
+    """A state type for these tests: any JSON value, every array read back as a tuple."""
+
+    name = "tuples"
+    version = 1
+
+    def to_json(self, state: Any) -> Any:
+        return state
+
+    def from_json(self, data: Any) -> Any:
+        if isinstance(data, list):
+            return tuple(self.from_json(item) for item in data)
+        if isinstance(data, dict):
+            return {key: self.from_json(item) for key, item in data.items()}
+        return data
+
+
+TUPLES = Tuples()
 
 
 def increment(state: Any) -> tuple[Any, int]:
@@ -25,21 +46,21 @@ def database(tmp_path):
 
 
 def test_states_come_back_with_the_shapes_they_went_in_with(database):
-    store = database.store("s", "g")
+    store = database.store("s", "g", TUPLES)
     state = (-123456789012345678, 2, ("id-1", "id-2"), None, {"k": ("v", 1.5, True)})
     assert store.update("main", lambda old: (state, old)) is None
     assert store.update("main", lambda old: (old, old)) == state
 
 
 def test_states_are_kept_per_session_guard_and_agent(database):
-    stores = [database.store("s1", "g1"), database.store("s2", "g1"), database.store("s1", "g2")]
+    stores = [database.store("s1", "g1", TUPLES), database.store("s2", "g1", TUPLES), database.store("s1", "g2", TUPLES)]
     for store in stores:
         assert [store.update(agent, increment) for agent in ("main", "agent:a", "main")] == [1, 1, 2]
     assert database.sessions() == ["s1", "s2"]
 
 
 def test_none_deletes_and_reset_and_forget_drop_the_state(database):
-    store = database.store("s", "g")
+    store = database.store("s", "g", TUPLES)
     store.update("a", increment)
     store.update("a", lambda old: (None, None))
     assert store.update("a", increment) == 1
@@ -58,14 +79,14 @@ def test_none_deletes_and_reset_and_forget_drop_the_state(database):
     (None, "SqliteStore keys agents by string id, not by NoneType"),
 ])
 def test_agent_keys_must_be_strings(database, agent, message):
-    store = database.store("s", "g")
+    store = database.store("s", "g", TUPLES)
     with pytest.raises(TypeError) as error:
         store.update(agent, increment)
     assert str(error.value) == message
 
 
 def test_a_failing_step_changes_nothing(database):
-    store = database.store("s", "g")
+    store = database.store("s", "g", TUPLES)
     store.update("a", increment)
     with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         store.update("a", lambda old: ((float("nan"),), None))
@@ -79,7 +100,7 @@ def test_concurrent_connections_count_exactly(tmp_path):
 
     def work() -> None:
         with SqliteDatabase(path) as db:  # one connection each, as separate processes would have
-            store = db.store("s", "g")
+            store = db.store("s", "g", TUPLES)
             counts.extend(store.update("main", increment) for _ in range(25))
 
     threads = [threading.Thread(target=work) for _ in range(8)]
@@ -102,21 +123,21 @@ def test_idle_sessions_are_pruned_when_a_database_opens(tmp_path):
     path = tmp_path / "state.sqlite3"
     with SqliteDatabase(path) as db:
         for session in ("old", "mixed", "new"):
-            db.store(session, "g").update("main", increment)
-        db.store("mixed", "g").update("agent:a", increment)
+            db.store(session, "g", TUPLES).update("main", increment)
+        db.store("mixed", "g", TUPLES).update("agent:a", increment)
     age(path, "old", days=8, pruned_days_ago=1)
     with sqlite3.connect(path) as connection:  # one old row does not make a session idle
         connection.execute("UPDATE toolguards_state SET touched = 0 WHERE session = 'mixed' AND agent = 'main'")
     connection.close()
     with SqliteDatabase(path) as db:
         assert db.sessions() == ["mixed", "new"]
-        assert db.store("mixed", "g").update("main", increment) == 2
+        assert db.store("mixed", "g", TUPLES).update("main", increment) == 2
 
 
 def test_pruning_runs_at_most_once_an_hour_and_its_age_is_configurable(tmp_path):
     path = tmp_path / "state.sqlite3"
     with SqliteDatabase(path) as db:
-        db.store("old", "g").update("main", increment)
+        db.store("old", "g", TUPLES).update("main", increment)
     age(path, "old", days=8, pruned_days_ago=0.01)
     with SqliteDatabase(path) as db:
         assert db.sessions() == ["old"]  # pruned less than an hour ago: not again
@@ -126,6 +147,71 @@ def test_pruning_runs_at_most_once_an_hour_and_its_age_is_configurable(tmp_path)
     age(path, "old", days=8, pruned_days_ago=1)
     with SqliteDatabase(path) as db:
         assert db.sessions() == []
+
+
+def stored_row(path) -> str:
+    with sqlite3.connect(path) as connection:
+        (text,) = connection.execute("SELECT state FROM toolguards_state").fetchone()
+    connection.close()
+    return text
+
+
+def rewrite_row(path, text: str) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE toolguards_state SET state = ?", (text,))
+    connection.close()
+
+
+def test_a_state_is_stored_under_its_kind_and_version(database):
+    database.store("s", "g", TUPLES).update("main", increment)
+    assert stored_row(database.path) == '{"kind":"tuples","version":1,"state":[1,["seen",1]]}'
+
+
+@pytest.mark.parametrize(("row", "found"), [
+    ('{"kind":"tuples","version":0,"state":[5,["seen",5]]}', "of version 0"),
+    ('{"kind":"tuples","version":"1","state":[5,["seen",5]]}', "of version '1'"),
+    ('{"kind":"other","version":1,"state":[5,["seen",5]]}', "of another kind"),
+    ('[5,["seen",5]]', "of another kind"),  # a row this store wrote before states had versions
+    ('{"kind":"tuples","version":1}', "that does not decode"),
+    ("{not json", "that does not decode"),
+])
+def test_a_state_of_another_version_is_discarded_with_one_warning(database, caplog, row, found):
+    store = database.store("s", "g", TUPLES)
+    store.update("main", increment)
+    rewrite_row(database.path, row)
+    with caplog.at_level(logging.WARNING, logger="toolguards"):
+        assert store.update("main", increment) == 1  # a fresh chain, never the old count misread
+        rewrite_row(database.path, row)
+        assert store.update("main", increment) == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"toolguards: a stored tuples state {found} was discarded (this version reads version 1); "
+        "that chain starts afresh"
+    ]
+
+
+def test_a_guard_reads_back_a_state_whose_json_fails_its_own_check(tmp_path, caplog):
+    # The real kinds check what they read: a stored repeat state with a string count starts the chain afresh.
+    path = tmp_path / "state.sqlite3"
+    with SqliteDatabase(path) as db:
+        engine = tg.load_default(stores=db.stores("s"))
+        for _ in range(2):
+            engine.post_execute(tg.ToolEvent("grep", {"q": 1}, agent="main"))
+        text = stored_row(path)
+        assert text.startswith('{"kind":"repeat-tool-reminder","version":1,"state":{"digest":')
+        assert text.endswith(',"count":2}}')
+        rewrite_row(path, text.replace('"count":2', '"count":"2"'))
+        with caplog.at_level(logging.WARNING, logger="toolguards"):
+            decision = engine.post_execute(tg.ToolEvent("grep", {"q": 1}, agent="main"))
+        assert decision.additional_contexts == ()  # counted 1 afresh, not 3
+        assert [r.getMessage() for r in caplog.records] == [
+            "toolguards: a stored repeat-tool-reminder state that does not decode was discarded (this version reads "
+            "version 1); that chain starts afresh"
+        ]
+
+
+def test_an_unbound_store_says_so(database):
+    with pytest.raises(RuntimeError, match=r"was not bound to a state type \(StateStore.bind\)"):
+        database.store("s", "g").update("main", increment)
 
 
 def test_a_file_of_another_format_is_refused(tmp_path):

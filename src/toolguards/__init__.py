@@ -9,10 +9,11 @@ from __future__ import annotations
 from .canonical import canonicalize
 from .diagnostics import ConfigError, Diagnostic
 from .engine import Engine
-from .events import ContextEntry, PostToolDecision, ToolEvent
-from .kinds import GuardKind, registry
+from .events import ContextEntry, PostToolDecision, Reminder, ToolEvent
+from .guard import GuardKind
+from .kinds import registry
 from .loader import check_file, from_mapping, load, load_default
-from .store import MemoryStore, StateStore
+from .stores import MemoryStore, StateStore, StateType, open_stores
 
 __all__ = [
     "ConfigError",
@@ -22,7 +23,9 @@ __all__ = [
     "GuardKind",
     "MemoryStore",
     "PostToolDecision",
+    "Reminder",
     "StateStore",
+    "StateType",
     "ToolEvent",
     "__version__",
     "canonicalize",
@@ -30,6 +33,7 @@ __all__ = [
     "from_mapping",
     "load",
     "load_default",
+    "open_stores",
     "registry",
 ]
 

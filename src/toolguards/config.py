@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .kinds import GuardKind
+from .guard import GuardKind
 
 __all__ = ["DEFAULT_LOCALE", "GuardFile", "GuardSpec", "build_guard_file"]
 

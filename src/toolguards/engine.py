@@ -3,8 +3,8 @@
 Guards chain in file order, the first outermost: each counts the call, then the rest of the chain runs (the host's
 ``next``), then each guard prepends its reminders to the decision that came back — so the first guard's reminder comes
 first. The engine never raises into the host for anything a guard does: a failure is logged once per guard and kind
-of error through ``logging.getLogger("toolguards")`` and that guard adds nothing. (An exception raised by the host's
-own ``next`` is the host's and propagates unchanged.)
+of error through ``logging.getLogger("toolguards")``, reported to the ``on_failure`` callback every time, and that
+guard adds nothing. (An exception raised by the host's own ``next`` is the host's and propagates unchanged.)
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .events import PostToolDecision, ToolCall
-from .kinds import Call, Effect, Guard
+from .guard import Call, Effect, Guard
 from .warnings_once import WarnOnce
 
-__all__ = ["Engine", "Next"]
+__all__ = ["Engine", "FailureCallback", "Next"]
 
 Next = Callable[[], Any]
+#: Told of every failure the engine swallows: (the guard's id, or None for the engine itself; what failed; the error).
+FailureCallback = Callable[[str | None, str, BaseException], None]
 
 # What a call with nothing downstream decides. The decision is frozen, so every such call can share one: building a
 # fresh one (a frozen dataclass with a __post_init__) used to cost a quarter of the guard's time per call.
@@ -30,11 +32,19 @@ _ACCEPT = PostToolDecision()
 class Engine:
     """The configured guards of one guard file, ready for a host's post-execute events."""
 
-    def __init__(self, guards: Sequence[Guard], *, source: str = "<guards>", locale: str = "en") -> None:
+    def __init__(
+        self,
+        guards: Sequence[Guard],
+        *,
+        source: str = "<guards>",
+        locale: str = "en",
+        on_failure: FailureCallback | None = None,
+    ) -> None:
         self.guards: tuple[Guard, ...] = tuple(guards)
         self.source = source
         self.locale = locale
-        self._warn = WarnOnce()
+        self.on_failure = on_failure
+        self._warn_once = WarnOnce()
 
     def __repr__(self) -> str:
         ids = ", ".join(guard.id for guard in self.guards)
@@ -56,10 +66,14 @@ class Engine:
 
     def pre_step(self, agent: Any, user_prompt: bool = False) -> None:
         """A step boundary; a step that carries a new user prompt resets that agent's chains."""
-        if agent is None or not user_prompt:
+        try:
+            resets = agent is not None and bool(user_prompt)
+        except Exception as exc:  # a host's value whose truth cannot be told: no reset, never an error
+            self._failed(None, "pre_step", exc)
             return
-        for guard in self.guards:
-            self._safely(guard, "reset", guard.reset, agent)
+        if resets:
+            for guard in self.guards:
+                self._safely(guard, "reset", guard.reset, agent)
 
     def forget(self, agent: Any) -> None:
         """The host disposed of ``agent``: drop its state in every guard."""
@@ -68,14 +82,22 @@ class Engine:
         for guard in self.guards:
             self._safely(guard, "forget", guard.forget, agent)
 
-    def _observe(self, event: ToolCall) -> list[Effect] | None:
-        """Every guard's effect on this call, in guard order; None when there is none (most calls)."""
-        if event.agent is None or not self.guards:
-            return None
+    def _observe(self, event: ToolCall | Call) -> list[Effect] | None:
+        """Every guard's effect on this call, in guard order; None when there is none (most calls).
+
+        ``event`` may be a ``Call`` already (replay builds one, so that its statistics share the canonical form).
+        """
         try:
-            call = Call(event)
-        except Exception as exc:  # a tool name whose str() fails, say
-            self._warn("engine", exc)
+            if isinstance(event, Call):
+                call = event
+                if call.agent is None or not self.guards:
+                    return None
+            else:
+                if event.agent is None or not self.guards:
+                    return None
+                call = Call(event)
+        except Exception as exc:  # a tool name whose str() fails, an event missing attributes
+            self._failed(None, "post_execute", exc)
             return None
         effects = None
         for guard in self.guards:
@@ -83,7 +105,7 @@ class Engine:
             try:
                 effect = guard.observe(call)
             except Exception as exc:  # the guard is advisory: a failure loses one nudge, never the host's call
-                self._warn(f"{guard.id}.observe", exc)
+                self._failed(guard.id, "observe", exc)
                 continue
             if effect is not None:
                 if effects is None:
@@ -96,7 +118,8 @@ class Engine:
         if not effects:
             return decision
         if not isinstance(decision, PostToolDecision):
-            self._warn("engine", TypeError(f"next() returned {type(decision).__name__}, not a PostToolDecision"))
+            problem = TypeError(f"next() returned {type(decision).__name__}, not a PostToolDecision")
+            self._failed(None, "post_execute", problem)
             return decision
         contexts = tuple(entry for effect in effects for entry in effect.contexts)
         feedback = next((effect.block_feedback for effect in effects if effect.block_feedback is not None), None)
@@ -116,5 +139,14 @@ class Engine:
         try:
             return method(argument)
         except Exception as exc:  # the guard is advisory: a failure loses one nudge, never the host's call
-            self._warn(f"{guard.id}.{what}", exc)
+            self._failed(guard.id, what, exc)
             return None
+
+    def _failed(self, guard_id: str | None, what: str, exc: Exception) -> None:
+        """Log the failure once per place and kind, and tell the host's callback every time."""
+        self._warn_once("engine" if guard_id is None else f"{guard_id}.{what}", exc)
+        if self.on_failure is not None:
+            try:
+                self.on_failure(guard_id, what, exc)
+            except Exception as callback_error:  # the host's own callback must not break its call either
+                self._warn_once("on_failure", callback_error)

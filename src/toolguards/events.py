@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
-__all__ = ["ContextEntry", "PostToolDecision", "ToolCall", "ToolEvent"]
+__all__ = ["ContextEntry", "PostToolDecision", "Reminder", "ToolCall", "ToolEvent"]
+
 
 class ToolCall(Protocol):
     """What the engine reads of an event: ToolEvent, or any object with these attributes (replay's records)."""
@@ -46,17 +47,54 @@ class ToolEvent:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class Reminder:
+    """The facts of one reminder a guard made: which guard, of which kind, about which tool, at which count.
+
+    Every context a guard adds carries one (``ContextEntry.reminder``); the ``source`` and ``metadata`` mappings that
+    hosts see are derived from it. A kind that has more to say subclasses it and extends ``metadata()``.
+    """
+
+    guard: str
+    kind: str
+    tool: str
+    count: int
+    #: the template slot that rendered the text (``first``, ``detailed``...)
+    template: str
+    #: a short label for people, e.g. ``grep × 3``
+    summary: str
+
+    def source(self) -> dict[str, Any]:
+        """Where the text comes from, the same shape for every kind (the reference's plugin source, plus a summary)."""
+        return {"kind": "plugin", "plugin": self.guard, "form": "notice", "summary": self.summary}
+
+    def metadata(self) -> dict[str, Any]:
+        """The facts as a JSON-ready mapping, in a fixed key order."""
+        return {"guard": self.guard, "kind": self.kind, "tool": self.tool, "count": self.count,
+                "template": self.template}
+
+
 @dataclass(frozen=True, eq=True)
 class ContextEntry:
-    """Model-visible text a host appends after the step's tool results, with where it came from."""
+    """Model-visible text a host appends after the step's tool results, with where it came from.
+
+    ``reminder`` holds the typed facts when a guard made the entry (None for a host's own entries); ``source`` and
+    ``metadata`` are the JSON-ready mappings hosts read, and for a guard's entry they are derived from ``reminder``.
+    """
 
     text: str
     source: Mapping[str, Any]
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    reminder: Reminder | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", MappingProxyType(dict(self.source)))
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    @classmethod
+    def of(cls, reminder: Reminder, text: str) -> ContextEntry:
+        """A guard's context: its text, with the source and metadata derived from its facts."""
+        return cls(text, reminder.source(), reminder.metadata(), reminder)
 
     __hash__ = None  # type: ignore[assignment]  # the mappings inside are not hashable
 

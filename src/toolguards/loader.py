@@ -7,7 +7,7 @@ nothing falls back to defaults in silence.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,23 +17,34 @@ from jinja2 import Template
 from .config import DEFAULT_LOCALE, GuardFile, build_guard_file
 from .diagnostics import ConfigError, Diagnostic, format_json_path
 from .document import JsonPath, PositionedDocument, parse_document
-from .engine import Engine
-from .kinds import GuardKind, registry
+from .engine import Engine, FailureCallback
+from .guard import GuardKind
+from .kinds import registry
 from .resources import default_guard_file, shipped_templates_dir
-from .schema import schema_diagnostics, schema_for_kinds
-from .store import MemoryStore, StateStore
+from .schema import schema_diagnostics
+from .stores import MemoryStore, StoreFactory, open_stores
 from .templates import Templates, available_locales, resolve_locale
 
 __all__ = ["StoreFactory", "check_file", "from_mapping", "load", "load_default"]
 
-#: Makes the state store of one guard, given its id.
-StoreFactory = Callable[[str], StateStore]
-
 MAPPING_SOURCE = "<mapping>"
 
+#: Where each guard keeps its chains: a factory (guard id → store), or a store URL (``memory``, ``sqlite:///PATH``...).
+Stores = StoreFactory | str
 
-def load(path: str | os.PathLike[str], *, locale: str | None = None, stores: StoreFactory | None = None) -> Engine:
-    """The engine for a guard file; raises ConfigError listing every problem of the file."""
+
+def load(
+    path: str | os.PathLike[str],
+    *,
+    locale: str | None = None,
+    stores: Stores | None = None,
+    on_failure: FailureCallback | None = None,
+) -> Engine:
+    """The engine for a guard file; raises ConfigError listing every problem of the file.
+
+    ``stores`` chooses where chains live (default: memory); ``on_failure(guard_id, what, exc)`` is called whenever a
+    guard fails and is skipped (guard_id None for the engine itself), beside the one log line per kind of failure.
+    """
     display = os.fspath(path)
     try:
         raw = Path(path).read_bytes()
@@ -41,12 +52,14 @@ def load(path: str | os.PathLike[str], *, locale: str | None = None, stores: Sto
         reason = exc.strerror or str(exc)
         raise ConfigError([Diagnostic(display, 1, 1, f"cannot read the file: {reason}")]) from None
     document = parse_document(display, raw)
-    return _build(display, Path(path).resolve().parent, document, locale, stores)
+    return _build(display, Path(path).resolve().parent, document, locale, stores, on_failure)
 
 
-def load_default(*, locale: str | None = None, stores: StoreFactory | None = None) -> Engine:
+def load_default(
+    *, locale: str | None = None, stores: Stores | None = None, on_failure: FailureCallback | None = None
+) -> Engine:
     """The engine for the shipped guards/repeat-tool-reminder.yaml."""
-    return load(default_guard_file(), locale=locale, stores=stores)
+    return load(default_guard_file(), locale=locale, stores=stores, on_failure=on_failure)
 
 
 def from_mapping(
@@ -54,7 +67,8 @@ def from_mapping(
     *,
     locale: str | None = None,
     base_dir: str | os.PathLike[str] | None = None,
-    stores: StoreFactory | None = None,
+    stores: Stores | None = None,
+    on_failure: FailureCallback | None = None,
 ) -> Engine:
     """The engine for a config built in code; same checks as a file, located by JSON path instead of line."""
     try:
@@ -63,7 +77,8 @@ def from_mapping(
         problem = Diagnostic(MAPPING_SOURCE, None, None, "the mapping nests too deeply, or holds itself")
         raise ConfigError([problem]) from None
     document = PositionedDocument(plain)
-    return _build(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale, stores)
+    return _build(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale, stores,
+                  on_failure)
 
 
 def check_file(path: str | os.PathLike[str], *, locale: str | None = None) -> list[Diagnostic]:
@@ -84,17 +99,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _build(
+def _build(  # noqa: PLR0917 - private, called by the three entry points above
     display: str,
     base_dir: Path | None,
     document: PositionedDocument,
     locale: str | None,
-    stores: StoreFactory | None,
+    stores: Stores | None,
+    on_failure: FailureCallback | None,
 ) -> Engine:
     kinds = registry()
-    extra = {name: kind.config_schema or {} for name, kind in kinds.items() if kind.config_schema is not None}
     # A value the reader already rejected (an unsupported tag, say) is not reported a second time by the schema.
-    checked = schema_diagnostics(display, document, schema_for_kinds(extra))
+    checked = schema_diagnostics(display, document, kinds)
     found = [(path, diagnostic) for path, diagnostic in checked if path not in document.rejected]
     problems = [*(d for _, d in document.problems), *(d for _, d in found), *_duplicate_ids(display, document)]
     bad = {path for path, _ in found} | {path for path, _ in document.problems}
@@ -115,12 +130,18 @@ def _build(
     problems += more
     if problems or templates is None:
         raise ConfigError(problems)
-    make_store = stores or (lambda _guard_id: MemoryStore())
-    guards = [
-        kinds[spec.kind].create(spec.id, spec.settings, slots, make_store(spec.id))
-        for spec, slots in zip(guard_file.guards, compiled, strict=True)
-    ]
-    return Engine(guards, source=display, locale=templates.locale)
+    make_store = _store_factory(stores)
+    guards = []
+    for spec, slots in zip(guard_file.guards, compiled, strict=True):
+        kind = kinds[spec.kind]
+        guards.append(kind.create(spec.id, spec.settings, slots, make_store(spec.id).bind(kind.state)))
+    return Engine(guards, source=display, locale=templates.locale, on_failure=on_failure)
+
+
+def _store_factory(stores: Stores | None) -> StoreFactory:
+    if stores is None:
+        return lambda _guard_id: MemoryStore()
+    return open_stores(stores) if isinstance(stores, str) else stores
 
 
 def _top_valid(data: dict[str, Any], bad: set[JsonPath]) -> dict[str, Any]:

@@ -7,7 +7,6 @@ carry its message in the annotation ``x-toolguards-message`` (for any failing ke
 
 from __future__ import annotations
 
-import copy
 import difflib
 import functools
 import json
@@ -17,11 +16,13 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from .config_schema import build_schema
 from .diagnostics import Diagnostic, format_json_path
 from .document import JsonPath, Position, PositionedDocument
-from .resources import schema_file
+from .guard import GuardKind
+from .kinds import BUILTIN_KINDS
 
-__all__ = ["builtin_schema", "schema_diagnostics", "schema_for_kinds"]
+__all__ = ["builtin_schema", "kinds_schema", "schema_diagnostics"]
 
 _TYPE_NAMES = {
     "object": "a mapping",
@@ -34,40 +35,29 @@ _TYPE_NAMES = {
 }
 
 
+def kinds_schema(kinds: Mapping[str, GuardKind]) -> dict[str, Any]:
+    """The JSON Schema of a guard file whose guards may be of these kinds."""
+    return build_schema({name: kind.config_schema for name, kind in kinds.items()})
+
+
 @functools.cache
 def builtin_schema() -> Mapping[str, Any]:
-    """The shipped schemas/toolguards.schema.json."""
-    with schema_file().open(encoding="utf-8") as handle:
-        loaded: dict[str, Any] = json.load(handle)
-    return loaded
+    """The schema for the built-in kinds: what ``toolguards schema`` prints and schemas/toolguards.schema.json holds."""
+    return kinds_schema(BUILTIN_KINDS)
 
 
-def schema_for_kinds(extra_kinds: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
-    """The shipped schema extended with third-party kinds (name → JSON Schema of their `config`)."""
-    if not extra_kinds:
-        return builtin_schema()
-    schema = copy.deepcopy(dict(builtin_schema()))
-    guard = schema["$defs"]["guard"]
-    for name, config_schema in extra_kinds.items():
-        guard["properties"]["kind"]["enum"].append(name)
-        guard["allOf"][0]["then"]["properties"]["id"]["enum"].append(name)
-        guard["allOf"].append(
-            {
-                "if": {
-                    "anyOf": [
-                        {"required": ["kind"], "properties": {"kind": {"const": name}}},
-                        {"not": {"required": ["kind"]}, "properties": {"id": {"const": name}}},
-                    ]
-                },
-                "then": {"properties": {"config": dict(config_schema)}},
-            }
-        )
-    return schema
+# One validator per set of kinds (a process sees one registry, and tests a few): building one compiles the schema.
+_VALIDATORS: dict[tuple[tuple[str, int], ...], Draft202012Validator] = {}
 
 
-@functools.lru_cache(maxsize=8)
-def _validator(schema_text: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_text))
+def _validator(kinds: Mapping[str, GuardKind]) -> Draft202012Validator:
+    key = tuple((name, id(kind)) for name, kind in kinds.items())
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        if len(_VALIDATORS) >= 8:
+            _VALIDATORS.clear()
+        validator = _VALIDATORS[key] = Draft202012Validator(kinds_schema(kinds))
+    return validator
 
 
 def _show(value: Any) -> str:
@@ -161,10 +151,11 @@ def _locate(document: PositionedDocument, path: JsonPath, at_key: bool) -> Posit
 
 
 def schema_diagnostics(
-    display: str, document: PositionedDocument, schema: Mapping[str, Any] | None = None
+    display: str, document: PositionedDocument, kinds: Mapping[str, GuardKind] = BUILTIN_KINDS
 ) -> list[tuple[JsonPath, Diagnostic]]:
-    """Every schema problem of ``document`` as (JSON path, positioned diagnostic), each once."""
-    validator = _validator(json.dumps(schema or builtin_schema()))
+    """Every schema problem of ``document`` (a file of guards of these kinds) as (JSON path, positioned diagnostic),
+    each once."""
+    validator = _validator(kinds)
     seen: set[Diagnostic] = set()
     found: list[tuple[JsonPath, Diagnostic]] = []
     for error in _flatten(validator.iter_errors(document.data)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
-from . import hook, replay, validate
+from . import hook, replay, schema, validate
 
 __all__ = ["COMMANDS"]
 
@@ -14,5 +14,6 @@ COMMANDS: Mapping[str, ModuleType] = MappingProxyType(
         "hook": hook,
         "validate": validate,
         "replay": replay,
+        "schema": schema,
     }
 )

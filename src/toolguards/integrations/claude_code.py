@@ -1,7 +1,7 @@
 """Claude Code command hooks: count every tool call of a session and hand reminders back as ``additionalContext``.
 
 Claude Code starts ``toolguards hook claude`` once per hook event, with one JSON object on stdin. The chains live in
-a SQLite file (``toolguards.sqlite_store``) keyed by ``session_id``, so separate processes, even concurrent ones, count
+a SQLite file (``toolguards.stores.sqlite``) keyed by ``session_id``, so separate processes, even concurrent ones, count
 one session exactly; ``tool_use_id`` is the call id, so an event delivered twice counts once. The fields read:
 
 - ``PostToolUse``: ``tool_name``, ``tool_input``, ``tool_response``, ``tool_use_id``;
@@ -34,17 +34,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from ..diagnostics import ConfigError
 from ..engine import Engine
 from ..events import ToolEvent
 from ..loader import load, load_default
-from ..sqlite_store import SqliteDatabase
+from ..stores.sqlite import SqliteDatabase
 
 __all__ = ["MAIN_AGENT", "STATE_FILE", "HookError", "default_state_dir", "handle", "parse_event", "run_hook",
            "tool_events"]
@@ -62,17 +62,8 @@ class HookError(Exception):
 
 
 def default_state_dir() -> Path:
-    """The user's cache folder for toolguards, by the platform's rules."""
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA")
-        base = Path(local) if local else Path.home() / "AppData" / "Local"
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME", "")
-        # The XDG spec: a relative path in the variable is invalid and must be ignored.
-        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "toolguards"
+    """The user's cache folder for toolguards, by the platform's rules (platformdirs)."""
+    return platformdirs.user_cache_path("toolguards", appauthor=False)
 
 
 def parse_event(data: bytes | str) -> dict[str, Any]:
@@ -138,30 +129,6 @@ def handle(engine: Engine, event: Mapping[str, Any]) -> str | None:
     return "\n\n".join(texts) or None
 
 
-class _Failures(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextmanager
-def _engine_failures() -> Iterator[list[str]]:
-    """Collect what the engine logs (a guard or store failure it skipped) instead of printing tracebacks."""
-    logger = logging.getLogger("toolguards")
-    handler = _Failures()
-    propagate = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
-        yield handler.messages
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
-
-
 def _open_state(folder: Path) -> SqliteDatabase:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -170,10 +137,19 @@ def _open_state(folder: Path) -> SqliteDatabase:
         raise HookError(f"cannot open the state file in {folder}: {exc}") from None
 
 
-def _load(config: str | None, locale: str | None, database: SqliteDatabase, session: str) -> Engine:
+def _load(
+    config: str | None, locale: str | None, database: SqliteDatabase, session: str, failures: list[str]
+) -> Engine:
     stores = database.stores(session)
+
+    def failed(guard_id: str | None, what: str, exc: BaseException) -> None:
+        where = "engine" if guard_id is None else f"{guard_id}.{what}"
+        failures.append(f"{where} failed and was skipped ({type(exc).__name__}: {exc})")
+
     try:
-        return load(config, locale=locale, stores=stores) if config else load_default(locale=locale, stores=stores)
+        if config:
+            return load(config, locale=locale, stores=stores, on_failure=failed)
+        return load_default(locale=locale, stores=stores, on_failure=failed)
     except ConfigError as exc:
         problems = exc.diagnostics
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -194,15 +170,18 @@ def run_hook(
         return ""
     tool_events(event)  # a malformed event fails here, before the state file is touched
     database = _open_state(Path(state_dir) if state_dir is not None else default_state_dir())
+    failures: list[str] = []
+    logger = logging.getLogger("toolguards")
+    propagate = logger.propagate
+    logger.propagate = False  # failures reach stderr as one line below, not as logged tracebacks
     try:
-        engine = _load(config, locale, database, event["session_id"])
-        with _engine_failures() as failures:
-            text = handle(engine, event)
+        engine = _load(config, locale, database, event["session_id"], failures)
+        text = handle(engine, event)
     finally:
+        logger.propagate = propagate
         database.close()
     if failures:
-        # The engine's own wording, less its prefix and its note on repeats, which a one-shot process never has.
-        raise HookError(failures[0].removeprefix("toolguards: ").split("; later failures")[0])
+        raise HookError(failures[0])
     if text is None:
         return ""
     return json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}})

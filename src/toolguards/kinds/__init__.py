@@ -1,5 +1,9 @@
 """The registry of guard kinds: an explicit dict of the built-in kinds, extended by ``toolguards.kinds`` entry points.
 
+A new built-in kind is one module in this folder (its docstring the kind's YAML reference) plus its templates, and one
+line below; the interfaces it implements are in ``toolguards.guard``, and ``toolguards schema`` regenerates the
+committed JSON Schema from this registry.
+
 A third-party package registers a kind with an entry point whose name is the kind's name and whose object satisfies
 ``GuardKind`` (an instance, or a class that takes no arguments). It is checked when the registry is first built; a
 broken plugin is logged with its entry point's name and left out, so a file that uses it fails as an unknown kind.
@@ -13,12 +17,12 @@ from collections.abc import Mapping
 from importlib.metadata import entry_points
 from types import MappingProxyType
 
-from .base import Call, Effect, Guard, GuardKind, TemplateSlot
+from ..guard import GuardKind
 from .cycle_reminder import KIND as CYCLE_REMINDER
 from .repeat_tool_reminder import KIND as REPEAT_TOOL_REMINDER
 from .repeated_error_reminder import KIND as REPEATED_ERROR_REMINDER
 
-__all__ = ["BUILTIN_KINDS", "Call", "Effect", "Guard", "GuardKind", "TemplateSlot", "registry"]
+__all__ = ["BUILTIN_KINDS", "ENTRY_POINT_GROUP", "registry"]
 
 log = logging.getLogger("toolguards")
 
@@ -56,7 +60,7 @@ def _plugin_problem(name: str, kind: object, known: Mapping[str, GuardKind]) -> 
     if name in known:
         return f"the kind `{name}` is already registered"
     if not isinstance(kind, GuardKind):
-        return "its object lacks name, slots, config_schema, parse, problems, templates or create"
+        return "its object lacks name, slots, config_schema, state, parse, problems, templates or create"
     if kind.name != name:
         return f"its kind is named `{kind.name}`, not `{name}` as the entry point says"
     if not isinstance(kind.config_schema, Mapping):

@@ -10,7 +10,7 @@ and a run of identical calls is never a cycle here: that is the repeat guard's b
 Untracked calls neither count nor break a cycle; denied calls count; a re-delivered ``call_id`` counts once; a new user
 prompt resets the agent. The guard never blocks.
 
-Options (all optional)::
+Options (all optional, shown with their defaults)::
 
     maxCycleLength: 4            # the longest cycle looked for, 2 to 8 calls
     repetitions: [3, 5]          # times a cycle has run when a reminder fires; integers >= 2, no duplicates
@@ -30,13 +30,18 @@ Valid::
           maxCycleLength: 3
           exclude: [todo_write]
 
-Invalid (``maxCycleLength`` must be 2 to 8; ``repetitions`` must not be empty)::
+Invalid::
 
     guards:
       - id: cycle-reminder
         config:
           maxCycleLength: 1
           repetitions: []
+
+Diagnostics (the file named ``g.yaml``)::
+
+    g.yaml:4:23: guards[0].config.maxCycleLength: invalid maxCycleLength 1 — must be an integer from 2 to 8
+    g.yaml:5:20: guards[0].config.repetitions: `repetitions` must not be empty
 """
 
 from __future__ import annotations
@@ -44,21 +49,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..events import ContextEntry
-from .base import (
+from ..config_schema import integers_schema, preview_chars_schema, templates_schema, tool_patterns_schema
+from ..events import ContextEntry, Reminder
+from ..guard import (
     Call,
     CallIds,
+    ChainGuard,
     Effect,
+    PlainKind,
     TemplateSlot,
-    notice,
+    call_ids_from_json,
+    call_key,
     remember_call_id,
     seen_call_id,
 )
-from .common import ChainGuard, PlainKind
+from ..stores.base import StateType
 
-__all__ = ["KIND", "CycleReminder", "CycleSettings", "cycle_period"]
+__all__ = ["KIND", "CycleReminder", "CycleSettings", "CycleState", "Remembered", "cycle_period"]
 
 NAME = "cycle-reminder"
 _CALLS = [
@@ -80,11 +89,66 @@ class CycleSettings:
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-# A remembered call: (key digest, tool name, arguments preview head, characters cut from it).
-_Entry = tuple[int, str, str, int]
-# State per agent: (the last tracked calls, oldest first; for each period p = 2…max, how many calls in a row matched
-# the call p places before them; recent call ids).
-_State = tuple[tuple[_Entry, ...], tuple[int, ...], CallIds]
+@dataclass(frozen=True)
+class CycleFacts(Reminder):
+    """A cycle-reminder's facts: the tools of the cycle in order and its length (``tool`` is the call that closed
+    it, ``count`` the times the cycle has run)."""
+
+    tools: tuple[str, ...] = ()
+    length: int = 0
+
+    def metadata(self) -> dict[str, Any]:
+        """Guard, kind, the cycle's tools and length, the count and the template."""
+        return {"guard": self.guard, "kind": self.kind, "tools": list(self.tools), "length": self.length,
+                "count": self.count, "template": self.template}
+
+
+class Remembered(NamedTuple):
+    """A remembered call: its key's digest, its tool, the head of its arguments preview, characters cut from it."""
+
+    digest: int
+    tool: str
+    head: str
+    omitted: int
+
+
+class CycleState(NamedTuple):
+    """An agent's last tracked calls (oldest first), for each period p = 2…max how many calls in a row matched the
+    call p places before them, and the recent call ids."""
+
+    history: tuple[Remembered, ...]
+    matched: tuple[int, ...]
+    call_ids: CallIds
+
+
+class _CycleStateType:
+    """The persisted form: ``{"history": [[digest, tool, head, omitted]...], "matched": [...], "callIds": [...]}``."""
+
+    name = NAME
+    version = 1
+
+    def to_json(self, state: CycleState) -> dict[str, Any]:
+        return {
+            "history": [list(entry) for entry in state.history],
+            "matched": list(state.matched),
+            "callIds": None if state.call_ids is None else list(state.call_ids),
+        }
+
+    def from_json(self, data: Any) -> CycleState:
+        if not isinstance(data, dict) or set(data) != {"history", "matched", "callIds"}:
+            raise ValueError("not a cycle-reminder state")
+        history, matched = data["history"], data["matched"]
+        if not isinstance(history, list) or not isinstance(matched, list):
+            raise ValueError("a cycle-reminder state needs lists `history` and `matched`")
+        entries = []
+        for entry in history:
+            if not (isinstance(entry, list) and len(entry) == 4 and type(entry[0]) is int
+                    and isinstance(entry[1], str) and isinstance(entry[2], str) and type(entry[3]) is int):
+                raise ValueError("a remembered call is [digest, tool, head, omitted]")
+            entries.append(Remembered(*entry))
+        if not all(type(n) is int and n >= 0 for n in matched):
+            raise ValueError("`matched` holds counts")
+        return CycleState(tuple(entries), tuple(matched), call_ids_from_json(data["callIds"]))
 
 
 def cycle_period(digests: Sequence[int]) -> int:
@@ -97,19 +161,24 @@ def cycle_period(digests: Sequence[int]) -> int:
 
 
 def _advance(
-    state: _State | None, entry: _Entry, call_id: str | None, settings: CycleSettings
-) -> tuple[_State | None, tuple[int, tuple[_Entry, ...]] | None]:
+    state: CycleState | None, entry: Remembered, call_id: str | None, settings: CycleSettings
+) -> tuple[CycleState | None, tuple[int, tuple[Remembered, ...]] | None]:
     """The chain step; (repetitions, the cycle's calls) when a cycle just completed a listed number of runs."""
     longest = settings.max_cycle_length
-    history, matched, ids = state if state is not None else ((), (0,) * (longest - 1), None)
+    if state is None or len(state.matched) != longest - 1:
+        history: tuple[Remembered, ...] = ()
+        matched: tuple[int, ...] = (0,) * (longest - 1)
+        ids: CallIds = None
+    else:
+        history, matched, ids = state
     if seen_call_id(ids, call_id):
         return state, None
-    digest = entry[0]
+    digest = entry.digest
     matched = tuple(
-        matched[p - 2] + 1 if len(history) >= p and history[-p][0] == digest else 0 for p in range(2, longest + 1)
+        matched[p - 2] + 1 if len(history) >= p and history[-p].digest == digest else 0 for p in range(2, longest + 1)
     )
     history = (*history, entry)[-longest:]
-    new_state = (history, matched, remember_call_id(ids, call_id))
+    new_state = CycleState(history, matched, remember_call_id(ids, call_id))
     for period in range(2, longest + 1):
         run = matched[period - 2]
         completed = run // period + 1
@@ -117,7 +186,7 @@ def _advance(
             run
             and run % period == 0
             and completed in settings.repetitions
-            and cycle_period([e[0] for e in history[-period:]]) == period  # the shortest cycle only
+            and cycle_period([e.digest for e in history[-period:]]) == period  # the shortest cycle only
         ):
             return new_state, (completed, history[-period:])
     return new_state, None
@@ -133,9 +202,10 @@ class CycleReminder(ChainGuard):
         tool = call.tool
         if not self._tracked(tool):
             return None
-        canonical = call.canonical_arguments()
+        key = call_key(call)
+        canonical = key[1]
         cap = self.settings.arguments_preview_chars
-        entry: _Entry = (self._digest(tool, canonical), tool, canonical[:cap], max(0, len(canonical) - cap))
+        entry = Remembered(self._digest(*key), tool, canonical[:cap], max(0, len(canonical) - cap))
         call_id = call.event.call_id
         settings = self.settings
         found = self._store.update(call.agent, lambda state: _advance(state, entry, call_id, settings))
@@ -143,15 +213,39 @@ class CycleReminder(ChainGuard):
             return None
         count, cycle = found
         length = len(cycle)
-        calls = [{"tool": name, "arguments": self._preview(head, omitted)} for _, name, head, omitted in cycle]
+        calls = [{"tool": e.tool, "arguments": self._preview(e.head, e.omitted)} for e in cycle]
         slot = "first" if count == settings.repetitions[0] else "detailed"
         text = self._templates[slot].render(calls=calls, length=length, count=count)
-        tools = [c["tool"] for c in calls]
-        metadata = {"guard": self.id, "kind": NAME, "tools": tools, "length": length, "count": count, "template": slot}
-        return Effect((ContextEntry(text, notice(self.id, f"{' → '.join(tools)} × {count}"), metadata),))
+        tools = tuple(e.tool for e in cycle)
+        facts = CycleFacts(self.id, NAME, tool, count, slot, f"{' → '.join(tools)} × {count}", tools=tools,
+                           length=length)
+        return Effect((ContextEntry.of(facts, text),))
 
     def _preview(self, head: str, omitted: int) -> str:
         return self._templates["truncated"].render(head=head, omitted=omitted) if omitted else head
+
+
+_DEFAULTS = CycleSettings()
+CONFIG_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "maxCycleLength": {
+            "description": "The longest cycle looked for, in calls (2 to 8).",
+            "type": "integer",
+            "minimum": 2,
+            "maximum": 8,
+            "default": _DEFAULTS.max_cycle_length,
+            "x-toolguards-message": "invalid maxCycleLength {value} — must be an integer from 2 to 8",
+        },
+        "repetitions": integers_schema("repetitions", "repetition", _DEFAULTS.repetitions,
+                                       "How many times a cycle has run when a reminder fires; normalized ascending."),
+        "include": tool_patterns_schema("Tool-name patterns to track; empty: every tool."),
+        "exclude": tool_patterns_schema("Tool-name patterns the chain ignores."),
+        "argumentsPreviewChars": preview_chars_schema(_DEFAULTS.arguments_preview_chars),
+        "templates": templates_schema({slot: f"{NAME}/{slot}.j2" for slot in ("first", "detailed", "truncated")}),
+    },
+}
 
 
 class CycleReminderKind(PlainKind):
@@ -159,7 +253,8 @@ class CycleReminderKind(PlainKind):
 
     name = NAME
     guard = CycleReminder
-    config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json
+    config_schema = CONFIG_SCHEMA
+    state: StateType[Any] = _CycleStateType()
     slots: Mapping[str, TemplateSlot] = MappingProxyType(
         {
             "first": TemplateSlot(f"{NAME}/first.j2", _SAMPLE),
@@ -170,13 +265,12 @@ class CycleReminderKind(PlainKind):
 
     def parse(self, config: Mapping[str, Any]) -> CycleSettings:
         """Settings from a schema-valid config mapping."""
-        defaults = CycleSettings()
         return CycleSettings(
-            max_cycle_length=int(config.get("maxCycleLength", defaults.max_cycle_length)),
-            repetitions=tuple(sorted(int(n) for n in config.get("repetitions", defaults.repetitions))),
+            max_cycle_length=int(config.get("maxCycleLength", _DEFAULTS.max_cycle_length)),
+            repetitions=tuple(sorted(int(n) for n in config.get("repetitions", _DEFAULTS.repetitions))),
             include=tuple(config.get("include", ())),
             exclude=tuple(config.get("exclude", ())),
-            arguments_preview_chars=int(config.get("argumentsPreviewChars", defaults.arguments_preview_chars)),
+            arguments_preview_chars=int(config.get("argumentsPreviewChars", _DEFAULTS.arguments_preview_chars)),
             templates=MappingProxyType(dict(config.get("templates", {}))),
         )
 

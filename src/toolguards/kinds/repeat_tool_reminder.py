@@ -11,15 +11,15 @@ Untracked calls (see include/exclude) neither count nor reset a run; denied call
 ``call_id`` already seen for that agent (the last 64 ids are kept) is not counted again. A new user prompt resets the
 agent's chain. Without ``block`` the guard never blocks and it never replaces a result.
 
-Options (all optional; the defaults are the reference's)::
+Options (all optional, shown with their defaults, which are the reference's)::
 
     thresholds: [3, 5, 8]        # integers >= 2, no duplicates, not empty; normalized ascending
     include: []                  # tool-name patterns to track (`*` wildcard); empty: every tool
     exclude: []                  # tool-name patterns the chain ignores
     argumentsPreviewChars: 500   # integer >= 1: cap, in code points, on the arguments quoted by `detailed`
     repeatEvery: 5               # past the highest threshold, remind again every N calls (13, 18, …); default: silent
-    resultAware: true            # a repeated call whose result differs from the previous one's starts a new run;
-                                 # a call without a result never resets; default false
+    resultAware: false           # true: a repeated call whose result differs from the previous one's starts a new
+                                 # run (a call without a result never resets)
     block:                       # default: never block
       atCount: 12                # from this run length on, the decision is a block (reminders still ride along);
                                  # must be above the first threshold
@@ -44,14 +44,23 @@ Valid::
             - tools: ["*_status"]
               resultAware: true
 
-Invalid (``thresholds`` must not be empty; ``threshold`` is not a known key; ``atCount`` must be above 3)::
+Invalid::
 
     guards:
       - id: repeat-tool-reminder
         config:
           thresholds: []
-          threshold: 3
+          argumentsPreviewChars: 0
+      - id: strict
+        kind: repeat-tool-reminder
+        config:
           block: {atCount: 3}
+
+Diagnostics (the file named ``g.yaml``)::
+
+    g.yaml:4:19: guards[0].config.thresholds: `thresholds` must not be empty
+    g.yaml:5:30: guards[0].config.argumentsPreviewChars: invalid argumentsPreviewChars 0 — must be an integer >= 1
+    g.yaml:9:24: guards[1].config.block.atCount: invalid block.atCount 3 — must be above the first threshold (3)
 
 The preview is cut at a code point, never inside one; the reference counts UTF-16 units, so the two cuts differ only
 for arguments with characters above U+FFFF (emoji, rare CJK).
@@ -62,28 +71,47 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from jinja2 import Template
 
-from ..canonical import canonicalize
-from ..events import ContextEntry
-from ..patterns import ToolFilter
-from ..store import StateStore
-from .base import (
+from ..config_schema import (
+    preview_chars_schema,
+    template_name_schema,
+    templates_schema,
+    thresholds_schema,
+    tool_patterns_schema,
+)
+from ..events import ContextEntry, Reminder
+from ..guard import (
     CALL_ID_WINDOW,
     Call,
     CallIds,
+    ChainGuard,
     Effect,
     TemplateSlot,
     TemplateUse,
-    notice,
+    call_ids_from_json,
+    call_key,
+    configured_templates,
     remember_call_id,
     seen_call_id,
 )
-from .common import ChainGuard, configured_templates
+from ..patterns import ToolFilter
+from ..stores.base import StateStore, StateType
 
-__all__ = ["CALL_ID_WINDOW", "KIND", "Block", "Override", "RepeatSettings", "RepeatToolReminder", "Rules"]
+__all__ = [
+    "CALL_ID_WINDOW",
+    "KIND",
+    "Block",
+    "Override",
+    "RepeatReminder",
+    "RepeatSettings",
+    "RepeatToolReminder",
+    "Rules",
+    "Run",
+    "TrackedRun",
+]
 
 NAME = "repeat-tool-reminder"
 _SAMPLE = {"tool": "grep", "count": 5, "arguments": '{"path":"src","pattern":"TODO"}'}
@@ -135,10 +163,68 @@ class RepeatSettings(Rules):
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-# State per agent: (digest of the last tracked call, its run length) while the agent's calls carry no call id and no
-# result is compared, as most do — the smallest state keeps memory per tracked agent low; else (digest, run length,
-# recent call ids, digest of its result or None).
-_State = tuple[int, int] | tuple[int, int, CallIds, "int | None"]
+@dataclass(frozen=True)
+class RepeatReminder(Reminder):
+    """A repeat-tool-reminder's facts; ``blocked`` when the same call's decision became a block."""
+
+    blocked: bool = False
+
+    def metadata(self) -> dict[str, Any]:
+        """The common facts, and ``blocked: true`` on a blocked call."""
+        found = super().metadata()
+        if self.blocked:
+            found["blocked"] = True
+        return found
+
+
+class Run(NamedTuple):
+    """An agent's chain while its calls carry no call id and no result is compared, as most do: the smallest state
+    keeps memory per tracked agent low."""
+
+    digest: int  #: of the last tracked call's key
+    length: int  #: its run length
+
+
+class TrackedRun(NamedTuple):
+    """An agent's chain with the recent call ids, and the digest of the last result where ``resultAware`` compares
+    results."""
+
+    digest: int
+    length: int
+    call_ids: CallIds
+    result: int | None
+
+
+_State = Run | TrackedRun
+_new = tuple.__new__  # builds a named tuple in one C call: the chain step runs on every call
+
+
+class _RunState:
+    """The persisted form of the chain: ``{"digest", "count"}``, plus ``callIds`` and ``result`` when tracked."""
+
+    name = NAME
+    version = 1
+
+    def to_json(self, state: _State) -> dict[str, Any]:
+        found: dict[str, Any] = {"digest": state.digest, "count": state.length}
+        if isinstance(state, TrackedRun):
+            found["callIds"] = None if state.call_ids is None else list(state.call_ids)
+            found["result"] = state.result
+        return found
+
+    def from_json(self, data: Any) -> _State:
+        if not isinstance(data, dict) or not set(data) <= {"digest", "count", "callIds", "result"}:
+            raise ValueError("not a repeat-tool-reminder state")
+        digest, count, result = data["digest"], data["count"], data.get("result")
+        if not (_is_int(digest) and _is_int(count) and count >= 1 and (result is None or _is_int(result))):
+            raise ValueError("a repeat-tool-reminder state needs integers `digest` and `count`")
+        if "callIds" not in data and "result" not in data:
+            return Run(digest, count)
+        return TrackedRun(digest, count, call_ids_from_json(data.get("callIds")), result)
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
 
 
 def _advance(
@@ -150,7 +236,7 @@ def _advance(
     if state is None:
         same, count = False, 0
     else:
-        if len(state) == 2:
+        if isinstance(state, Run):
             last, count = state
         else:
             last, count, ids, last_result = state
@@ -162,7 +248,9 @@ def _advance(
     count = count + 1 if same else 1
     kept = result if result is not None else (last_result if same else None)
     ids = remember_call_id(ids, call_id)
-    return ((digest, count) if ids is None and kept is None else (digest, count, ids, kept)), count
+    if ids is None and kept is None:
+        return _new(Run, (digest, count)), count
+    return _new(TrackedRun, (digest, count, ids, kept)), count
 
 
 class RepeatToolReminder(ChainGuard):
@@ -196,26 +284,24 @@ class RepeatToolReminder(ChainGuard):
         if not self._tracked(tool):
             return None
         rules, prefix = self._rules(tool) if self._overrides else (self.settings, "")
-        canonical = call.canonical_arguments()
-        digest = self._digest(tool, canonical)
-        result = call.event.result
-        result_digest = self._digest(canonicalize(result)) if rules.result_aware and result is not None else None
+        key = call_key(call)
+        digest = self._digest(*key)
+        result = call.canonical_result() if rules.result_aware else None
+        result_digest = None if result is None else self._digest(result)
         call_id = call.event.call_id
         count = self._store.update(call.agent, lambda state: _advance(state, digest, call_id, result_digest))
         if count is None:
             return None
+        fires = rules.fires(count)
         blocks = rules.block is not None and count >= rules.block.at_count
-        if not blocks and not rules.fires(count):
+        if not blocks and not fires:
             return None
-        variables = {"tool": tool, "count": count, "arguments": self._preview(canonical, rules)}
+        variables = {"tool": tool, "count": count, "arguments": self._preview(key[1], rules)}
         contexts: tuple[ContextEntry, ...] = ()
-        if rules.fires(count):
+        if fires:
             slot = "first" if count == rules.thresholds[0] else "detailed"
-            metadata = {"guard": self.id, "kind": NAME, "tool": tool, "count": count, "template": slot}
-            if blocks:
-                metadata["blocked"] = True
-            text = self._templates[slot].render(variables)
-            contexts = (ContextEntry(text, notice(self.id, f"{tool} × {count}"), metadata),)
+            facts = RepeatReminder(self.id, NAME, tool, count, slot, f"{tool} × {count}", blocked=blocks)
+            contexts = (ContextEntry.of(facts, self._templates[slot].render(variables)),)
         feedback = self._templates[f"{prefix}block"].render(variables) if blocks else None
         return Effect(contexts, feedback)
 
@@ -238,11 +324,79 @@ def _rules(config: Mapping[str, Any], base: Rules) -> Rules:
     )
 
 
+_DEFAULTS = RepeatSettings()
+_RULES: dict[str, Any] = {
+    "thresholds": thresholds_schema(_DEFAULTS.thresholds),
+    "repeatEvery": {
+        "description": "Past the highest threshold, remind again every N calls (with the detailed template); "
+                       "default: silent.",
+        "type": "integer",
+        "minimum": 2,
+        "x-toolguards-message": "invalid repeatEvery {value} — must be an integer >= 2",
+    },
+    "resultAware": {
+        "description": "A repeated call whose result differs from the previous one's starts a new run.",
+        "type": "boolean",
+        "default": _DEFAULTS.result_aware,
+    },
+    "block": {
+        "description": "From this count on, the decision becomes a block (any reminder still rides along); "
+                       "default: never.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["atCount"],
+        "properties": {
+            "atCount": {
+                "type": "integer",
+                "minimum": 3,
+                "x-toolguards-message": "invalid block.atCount {value} — must be an integer above the first threshold",
+            },
+            "feedback": template_name_schema(Block.feedback),
+        },
+    },
+    "argumentsPreviewChars": preview_chars_schema(_DEFAULTS.arguments_preview_chars),
+}
+CONFIG_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "thresholds": _RULES["thresholds"],
+        "include": tool_patterns_schema("Tool-name patterns to track; empty: every tool."),
+        "exclude": tool_patterns_schema("Tool-name patterns the chain ignores."),
+        "argumentsPreviewChars": _RULES["argumentsPreviewChars"],
+        "repeatEvery": _RULES["repeatEvery"],
+        "resultAware": _RULES["resultAware"],
+        "block": _RULES["block"],
+        "overrides": {
+            "type": "array",
+            "items": {
+                "description": "Settings for the tools that match `tools`; the first matching override wins.",
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["tools"],
+                "properties": {
+                    "tools": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string"},
+                        "x-toolguards-messages": {"minItems": "`tools` must name at least one tool pattern"},
+                    },
+                    **{key: _RULES[key] for key in
+                       ("thresholds", "repeatEvery", "resultAware", "block", "argumentsPreviewChars")},
+                },
+            },
+        },
+        "templates": templates_schema({slot: f"{NAME}/{slot}.j2" for slot in ("first", "detailed", "truncated")}),
+    },
+}
+
+
 class RepeatToolReminderKind:
     """The registry entry for repeat-tool-reminder."""
 
     name = NAME
-    config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json, $defs/repeatToolReminderConfig
+    config_schema = CONFIG_SCHEMA
+    state: StateType[Any] = _RunState()
     slots: Mapping[str, TemplateSlot] = MappingProxyType(
         {
             "first": TemplateSlot(f"{NAME}/first.j2", _SAMPLE),

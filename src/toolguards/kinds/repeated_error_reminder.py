@@ -10,7 +10,7 @@ run's length equals a threshold, the guard adds a reminder: ``first`` at the fir
 Untracked calls (include/exclude) neither count nor reset; denied calls count; a re-delivered ``call_id`` counts once;
 a new user prompt resets the agent. The guard never blocks.
 
-Options (all optional)::
+Options (all optional, shown with their defaults)::
 
     thresholds: [3, 5]           # integers >= 2, no duplicates, not empty; normalized ascending
     include: []                  # tool-name patterns to track (`*` wildcard); empty: every tool
@@ -26,13 +26,18 @@ Valid::
         config:
           thresholds: [3, 5]
 
-Invalid (a threshold below 2; ``threshold`` is not a known key)::
+Invalid::
 
     guards:
       - id: repeated-error-reminder
         config:
           thresholds: [1]
-          threshold: 3
+          exclude: update_reservation
+
+Diagnostics (the file named ``g.yaml``)::
+
+    g.yaml:4:20: guards[0].config.thresholds[0]: invalid threshold 1 — every threshold must be an integer >= 2
+    g.yaml:5:16: guards[0].config.exclude: must be a list, not the string "update_reservation"
 """
 
 from __future__ import annotations
@@ -40,21 +45,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..events import ContextEntry
-from .base import (
+from ..config_schema import templates_schema, thresholds_schema, tool_patterns_schema
+from ..events import ContextEntry, Reminder
+from ..guard import (
     Call,
     CallIds,
+    ChainGuard,
     Effect,
+    PlainKind,
     TemplateSlot,
-    notice,
+    call_ids_from_json,
     remember_call_id,
     seen_call_id,
 )
-from .common import ChainGuard, PlainKind
+from ..stores.base import StateType
 
-__all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
+__all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorFacts", "ErrorRun", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
 
 NAME = "repeated-error-reminder"
 #: How much of an error message keys the chain.
@@ -77,17 +85,52 @@ class ErrorSettings:
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-# State per agent: (digest of the last failure's key or None after a success, run length, recent call ids).
-_State = tuple["int | None", int, CallIds]
+@dataclass(frozen=True)
+class ErrorFacts(Reminder):
+    """A repeated-error-reminder's facts, with the error as the chain compares it."""
+
+    error: str = ""
+
+    def metadata(self) -> dict[str, Any]:
+        """The common facts and the error."""
+        return {**super().metadata(), "error": self.error}
 
 
-def _advance(state: _State | None, digest: int | None, call_id: str | None) -> tuple[_State | None, int | None]:
+class ErrorRun(NamedTuple):
+    """An agent's chain: the digest of the last failure's key (None after a success), the run's length, and the
+    recent call ids."""
+
+    digest: int | None
+    length: int
+    call_ids: CallIds
+
+
+class _ErrorStateType:
+    """The persisted form: ``{"digest": int | null, "count": int, "callIds": [...] | null}``."""
+
+    name = NAME
+    version = 1
+
+    def to_json(self, state: ErrorRun) -> dict[str, Any]:
+        ids = None if state.call_ids is None else list(state.call_ids)
+        return {"digest": state.digest, "count": state.length, "callIds": ids}
+
+    def from_json(self, data: Any) -> ErrorRun:
+        if not isinstance(data, dict) or set(data) != {"digest", "count", "callIds"}:
+            raise ValueError("not a repeated-error-reminder state")
+        digest, count = data["digest"], data["count"]
+        if not ((digest is None or type(digest) is int) and type(count) is int and count >= 0):
+            raise ValueError("a repeated-error-reminder state needs an integer `count`")
+        return ErrorRun(digest, count, call_ids_from_json(data["callIds"]))
+
+
+def _advance(state: ErrorRun | None, digest: int | None, call_id: str | None) -> tuple[ErrorRun | None, int | None]:
     """The chain step; ``digest`` None is a success. Returns the failure run's length (None: not a counted failure)."""
     last, count, ids = state if state is not None else (None, 0, None)
     if seen_call_id(ids, call_id):
         return state, None
     count = 0 if digest is None else count + 1 if last == digest else 1
-    return (digest, count, remember_call_id(ids, call_id)), count or None
+    return ErrorRun(digest, count, remember_call_id(ids, call_id)), count or None
 
 
 class RepeatedErrorReminder(ChainGuard):
@@ -105,12 +148,25 @@ class RepeatedErrorReminder(ChainGuard):
         digest = self._digest(tool, key) if key is not None else None
         call_id = call.event.call_id
         count = self._store.update(call.agent, lambda state: _advance(state, digest, call_id))
-        if count is None or count not in self.settings.thresholds:
+        if count is None or key is None or count not in self.settings.thresholds:
             return None
         slot = "first" if count == self.settings.thresholds[0] else "detailed"
         text = self._templates[slot].render(tool=tool, count=count, error=key)
-        metadata = {"guard": self.id, "kind": NAME, "tool": tool, "count": count, "template": slot, "error": key}
-        return Effect((ContextEntry(text, notice(self.id, f"{tool} failed × {count}"), metadata),))
+        facts = ErrorFacts(self.id, NAME, tool, count, slot, f"{tool} failed × {count}", error=key)
+        return Effect((ContextEntry.of(facts, text),))
+
+
+_DEFAULTS = ErrorSettings()
+CONFIG_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "thresholds": thresholds_schema(_DEFAULTS.thresholds),
+        "include": tool_patterns_schema("Tool-name patterns to track; empty: every tool."),
+        "exclude": tool_patterns_schema("Tool-name patterns the chain ignores."),
+        "templates": templates_schema({slot: f"{NAME}/{slot}.j2" for slot in ("first", "detailed")}),
+    },
+}
 
 
 class RepeatedErrorReminderKind(PlainKind):
@@ -118,16 +174,16 @@ class RepeatedErrorReminderKind(PlainKind):
 
     name = NAME
     guard = RepeatedErrorReminder
-    config_schema: Mapping[str, Any] | None = None  # in schemas/toolguards.schema.json
+    config_schema = CONFIG_SCHEMA
+    state: StateType[Any] = _ErrorStateType()
     slots: Mapping[str, TemplateSlot] = MappingProxyType(
         {"first": TemplateSlot(f"{NAME}/first.j2", _SAMPLE), "detailed": TemplateSlot(f"{NAME}/detailed.j2", _SAMPLE)}
     )
 
     def parse(self, config: Mapping[str, Any]) -> ErrorSettings:
         """Settings from a schema-valid config mapping."""
-        defaults = ErrorSettings()
         return ErrorSettings(
-            thresholds=tuple(sorted(int(t) for t in config.get("thresholds", defaults.thresholds))),
+            thresholds=tuple(sorted(int(t) for t in config.get("thresholds", _DEFAULTS.thresholds))),
             include=tuple(config.get("include", ())),
             exclude=tuple(config.get("exclude", ())),
             templates=MappingProxyType(dict(config.get("templates", {}))),

@@ -1,28 +1,41 @@
-"""What every guard kind provides, and what a guard sees of a call."""
+"""What every guard kind provides and what a guard sees of a call: the interfaces the engine, the loader, the stores
+and every kind depend on, and the parts the built-in kinds share.
+
+A kind (``GuardKind``) is registered by name in ``toolguards.kinds``; it parses its ``config`` mapping into frozen
+settings, names the templates it renders and its per-agent ``StateType``, and creates ``Guard`` objects. The engine
+hands each guard a ``Call`` per post-execute event and folds the ``Effect``s it returns into the host's decision.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from jinja2 import Template
 
-from ..canonical import canonicalize
-from ..events import ContextEntry, ToolCall
-from ..store import StateStore
+from .canonical import canonicalize
+from .events import ContextEntry, ToolCall
+from .patterns import ToolFilter
+from .stores.base import StateStore, StateType
 
 __all__ = [
     "CALL_ID_WINDOW",
     "Call",
+    "CallIds",
+    "ChainGuard",
+    "Digest",
     "Effect",
     "Guard",
     "GuardKind",
+    "PlainKind",
     "TemplateSlot",
     "TemplateUse",
+    "call_ids_from_json",
+    "call_key",
+    "configured_templates",
     "digest_function",
-    "notice",
     "remember_call_id",
     "seen_call_id",
 ]
@@ -32,14 +45,16 @@ CALL_ID_WINDOW = 64
 
 
 class Call:
-    """A tool event as guards see it: the tool name as text, and canonical arguments computed once for all guards."""
+    """A tool event as guards see it: the tool name as text, and the canonical forms of its arguments and result,
+    each computed at most once for all guards (and for replay's statistics)."""
 
-    __slots__ = ("_canonical", "event", "tool")
+    __slots__ = ("_canonical", "_result", "event", "tool")
 
     def __init__(self, event: ToolCall) -> None:
         self.event = event
         self.tool = event.tool if type(event.tool) is str else str(event.tool)
         self._canonical: str | None = None
+        self._result: str | None = None
 
     @property
     def agent(self) -> Any:
@@ -51,6 +66,17 @@ class Call:
         if self._canonical is None:
             self._canonical = canonicalize(self.event.arguments)
         return self._canonical
+
+    def canonical_result(self) -> str | None:
+        """The result's canonical text; None when the call has no result."""
+        if self._result is None and self.event.result is not None:
+            self._result = canonicalize(self.event.result)
+        return self._result
+
+
+def call_key(call: Call) -> tuple[str, str]:
+    """What makes two calls identical: the tool name and the canonical arguments (the reference's chain key)."""
+    return call.tool, call.canonical_arguments()
 
 
 @dataclass(frozen=True)
@@ -106,8 +132,10 @@ class GuardKind(Protocol):
     name: str
     #: every kind of template the kind can render (``first``, ``detailed``, …), with defaults and samples
     slots: Mapping[str, TemplateSlot]
-    #: JSON Schema of the ``config`` mapping; built-in kinds keep theirs in schemas/toolguards.schema.json
-    config_schema: Mapping[str, Any] | None
+    #: JSON Schema of the ``config`` mapping (the top-level schema is built from these)
+    config_schema: Mapping[str, Any]
+    #: the per-agent state of its guards, as persistent stores write it
+    state: StateType[Any]
 
     def parse(self, config: Mapping[str, Any]) -> Any:
         """Turn a schema-valid ``config`` mapping into the kind's frozen settings (defaults applied)."""
@@ -122,7 +150,7 @@ class GuardKind(Protocol):
         ...
 
     def create(self, guard_id: str, settings: Any, templates: Mapping[str, Template], store: StateStore) -> Guard:
-        """A guard with its checked templates (by TemplateUse key) and its state store."""
+        """A guard with its checked templates (by TemplateUse key) and its state store (bound to ``state``)."""
         ...
 
 
@@ -141,9 +169,17 @@ def remember_call_id(ids: CallIds, call_id: str | None) -> CallIds:
     return (*ids[1 - CALL_ID_WINDOW :], call_id) if ids else (call_id,)
 
 
-def notice(guard_id: str, summary: str) -> dict[str, str]:
-    """The source of a guard's reminder, the same shape for every kind."""
-    return {"kind": "plugin", "plugin": guard_id, "form": "notice", "summary": summary}
+def call_ids_from_json(data: Any) -> CallIds:
+    """A call-id window back from its JSON form (a list of strings, or null); ValueError for anything else."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) > CALL_ID_WINDOW or not all(isinstance(i, str) for i in data):
+        raise ValueError("call ids must be a list of at most 64 strings")
+    return tuple(data) or None
+
+
+#: Reduces key text to the int kept in state.
+Digest = Callable[..., int]
 
 
 def _memory_digest(*parts: str) -> int:
@@ -159,6 +195,56 @@ def _stable_digest(*parts: str) -> int:
     return int.from_bytes(digest.digest(), "big", signed=True)
 
 
-def digest_function(store: StateStore) -> Any:
+def digest_function(store: StateStore) -> Digest:
     """How a guard should reduce key text to the int kept in state: stable across processes when the store persists."""
     return _stable_digest if store.stable_digests else _memory_digest
+
+
+class ChainGuard:
+    """A guard that keeps one chain per agent in its store, over the calls its include/exclude patterns track."""
+
+    def __init__(self, guard_id: str, settings: Any, templates: Mapping[str, Template], store: StateStore) -> None:
+        self.id = guard_id
+        self.settings = settings
+        self._templates = templates
+        self._store = store
+        self._tracked = ToolFilter(settings.include, settings.exclude)
+        self._digest = digest_function(store)
+
+    def reset(self, agent: Any) -> None:
+        """A new user prompt: start the agent's chain afresh."""
+        self._store.reset(agent)
+
+    def forget(self, agent: Any) -> None:
+        """The host disposed of the agent: drop its chain."""
+        self._store.forget(agent)
+
+
+def configured_templates(
+    slots: Mapping[str, TemplateSlot], configured: Mapping[str, str], names: Sequence[str]
+) -> list[TemplateUse]:
+    """The uses of ``names`` slots: the file name from the config's ``templates`` mapping, else the slot's default."""
+    return [
+        TemplateUse(slot, slot, configured.get(slot, slots[slot].default),
+                    ("templates", slot) if slot in configured else None)
+        for slot in names
+    ]
+
+
+class PlainKind:
+    """A kind whose guard renders each of its slots once, has no cross-option checks, and is built from settings."""
+
+    guard: type[ChainGuard]
+    slots: Mapping[str, TemplateSlot]
+
+    def problems(self, settings: Any) -> Sequence[tuple[tuple[str | int, ...], str]]:
+        """Nothing beyond the schema."""
+        return ()
+
+    def templates(self, settings: Any) -> Sequence[TemplateUse]:
+        """Every slot, as configured or by default."""
+        return configured_templates(self.slots, settings.templates, list(self.slots))
+
+    def create(self, guard_id: str, settings: Any, templates: Mapping[str, Template], store: StateStore) -> Any:
+        """A guard instance."""
+        return self.guard(guard_id, settings, templates, store)

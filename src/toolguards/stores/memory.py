@@ -1,8 +1,8 @@
-"""Per-agent guard state behind one small seam: ``update(agent, step)`` runs ``step`` atomically on that agent's state.
+"""``memory``: the default store — per-agent states in this process's memory, thread-safe, one store per guard.
 
-The chain logic lives in the guards as pure functions from the old state to the new one; a store only keeps states and
-makes each update atomic. ``MemoryStore`` is the default: in memory, thread-safe, one per guard. A process-per-call
-host (a Claude Code hook) uses the SQLite store instead (``toolguards.sqlite_store``), with the same guards.
+States are kept as the guards make them (never encoded), and digests need not be stable across processes. A host that
+runs a new process per tool call (a command hook) or many replicas uses a persistent store instead (``sqlite``,
+``redis``), with the same guards.
 
 Agent keys in memory:
 
@@ -20,34 +20,16 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Callable, Hashable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
-__all__ = ["DEFAULT_MAX_KEYED_AGENTS", "MemoryStore", "StateStore", "Step"]
+from .base import StateType, Step
+
+__all__ = ["DEFAULT_MAX_KEYED_AGENTS", "MemoryStore", "from_url"]
 
 S = TypeVar("S")
 R = TypeVar("R")
-Step = Callable[[Any], tuple[Any, R]]
 
 DEFAULT_MAX_KEYED_AGENTS = 10_000
-
-
-class StateStore(Protocol):
-    """Where one guard keeps its per-agent state."""
-
-    #: True when digests must be stable across processes (a persistent store); in memory, Python's hash suffices.
-    stable_digests: bool
-
-    def update(self, agent: Any, step: Step[R]) -> R:
-        """Atomically replace the agent's state by ``step(state)[0]`` (None: no state) and return ``step(state)[1]``."""
-        ...
-
-    def reset(self, agent: Any) -> None:
-        """Drop the agent's state (a new user prompt)."""
-        ...
-
-    def forget(self, agent: Any) -> None:
-        """Drop the agent's state (the host disposed of the agent)."""
-        ...
 
 
 class _WeakSlot(weakref.ref):  # type: ignore[type-arg]
@@ -89,6 +71,10 @@ class MemoryStore(Generic[S]):
 
     def __len__(self) -> int:
         return len(self._weak) + len(self._keyed)
+
+    def bind(self, state: StateType[Any]) -> MemoryStore[S]:
+        """Itself: states in memory are kept as they are, whatever their type."""
+        return self
 
     def update(self, agent: Any, step: Step[R]) -> R:
         """Run ``step`` on the agent's state under the store's lock."""
@@ -142,3 +128,10 @@ class MemoryStore(Generic[S]):
                     self._keyed.pop(agent, None)
 
     forget = reset
+
+
+def from_url(url: str) -> Callable[[str], MemoryStore[Any]]:
+    """``memory`` (or ``memory://``): a fresh in-memory store for each guard."""
+    if url not in ("memory", "memory://"):
+        raise ValueError(f"the memory store takes no location: {url!r} (write `memory`)")
+    return lambda _guard_id: MemoryStore()

@@ -1,10 +1,10 @@
-"""Guard state in one SQLite file, for hosts that run a new process for every tool call (a Claude Code hook).
+"""``sqlite:///PATH``: guard states in one SQLite file, for hosts that run a new process for every tool call (a hook).
 
-The chain logic stays in the guards; this module only keeps their states, like ``MemoryStore`` does in memory:
+The chain logic stays in the guards; this store only keeps their states, like the memory store does in memory:
 
-- one row per (session, guard id, agent key); the state is stored as JSON, and every JSON array is read back as a
-  tuple, so a guard's step sees the same shapes it returned (states must be JSON values built from tuples, str-keyed
-  dicts, strings, numbers, booleans and None);
+- one row per (session, guard id, agent key); the state is stored as JSON through the kind's ``StateType``, as
+  ``{"kind": <kind name>, "version": <state version>, "state": <its JSON form>}``: a row of another kind or version, or
+  one that fails to decode, is discarded with one logged warning and the chain starts afresh;
 - each ``update`` is one ``BEGIN IMMEDIATE`` transaction, so processes that share the file take turns (waiting up to
   ``busy_timeout`` seconds, 10 by default) and a count is never lost or doubled;
 - agent keys must be strings (a hook has ids, not live agent objects): any other key raises ``TypeError``, which the
@@ -27,6 +27,7 @@ or, where the connection should be closed before the process ends::
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -35,7 +36,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from .store import Step
+from .base import StateType, Step, discarded_state
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -43,7 +44,11 @@ __all__ = [
     "FORMAT_VERSION",
     "SqliteDatabase",
     "SqliteStore",
+    "from_url",
 ]
+
+#: The session of stores opened from a URL, where no host session applies (a service keys agents by itself).
+URL_SESSION = "default"
 
 R = TypeVar("R")
 
@@ -63,12 +68,7 @@ _SCHEMA = (
 )
 
 
-def _tuples(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tuples(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _tuples(item) for key, item in value.items()}
-    return value
+log = logging.getLogger("toolguards")
 
 
 def _key(what: str, value: Any) -> str:
@@ -151,9 +151,9 @@ class SqliteDatabase:
             (cutoff,),
         )
 
-    def store(self, session: str, guard: str) -> SqliteStore:
-        """The store of one guard in one session."""
-        return SqliteStore(self, session, guard)
+    def store(self, session: str, guard: str, state: StateType[Any] | None = None) -> SqliteStore:
+        """The store of one guard in one session (bound to ``state``, or to be bound by the loader)."""
+        return SqliteStore(self, session, guard, state)
 
     def stores(self, session: str) -> Callable[[str], SqliteStore]:
         """A store factory for ``toolguards.load(..., stores=...)``: every guard of the file, in this session."""
@@ -177,10 +177,18 @@ class SqliteStore:
 
     stable_digests = True
 
-    def __init__(self, database: SqliteDatabase, session: str, guard: str) -> None:
+    def __init__(
+        self, database: SqliteDatabase, session: str, guard: str, state: StateType[Any] | None = None
+    ) -> None:
         self.database = database
         self.session = _key("session", session)
         self.guard = _key("guard id", guard)
+        self.state = state
+        self._discarded: set[str] = set()
+
+    def bind(self, state: StateType[Any]) -> SqliteStore:
+        """The same rows, read and written as states of this type."""
+        return SqliteStore(self.database, self.session, self.guard, state)
 
     def __repr__(self) -> str:
         return f"<SqliteStore {self.database.path} session={self.session!r} guard={self.guard!r}>"
@@ -205,20 +213,48 @@ class SqliteStore:
             row = connection.execute(
                 "SELECT state FROM toolguards_state WHERE session = ? AND guard = ? AND agent = ?", key
             ).fetchone()
-            new_state, result = step(None if row is None else _tuples(json.loads(row[0])))
+            new_state, result = step(None if row is None else self._decode(row[0]))
             if new_state is None:
                 if row is not None:
                     connection.execute(
                         "DELETE FROM toolguards_state WHERE session = ? AND guard = ? AND agent = ?", key
                     )
             else:
-                text = json.dumps(new_state, separators=(",", ":"), allow_nan=False)
+                text = self._encode(new_state)
                 connection.execute(
                     "INSERT OR REPLACE INTO toolguards_state (session, guard, agent, state, touched)"
                     " VALUES (?, ?, ?, ?, ?)",
                     (*key, text, time.time()),
                 )
             return result
+
+    def _type(self) -> StateType[Any]:
+        if self.state is None:
+            raise RuntimeError(f"{self!r} was not bound to a state type (StateStore.bind)")
+        return self.state
+
+    def _encode(self, state: Any) -> str:
+        kind = self._type()
+        envelope = {"kind": kind.name, "version": kind.version, "state": kind.to_json(state)}
+        return json.dumps(envelope, separators=(",", ":"), allow_nan=False)
+
+    def _decode(self, text: str) -> Any:
+        """The stored state, or None (a fresh chain) for a row this version must not read."""
+        kind = self._type()
+        try:
+            envelope = json.loads(text)
+            if not isinstance(envelope, dict) or envelope.get("kind") != kind.name:
+                found = "of another kind"
+            elif envelope.get("version") != kind.version:
+                found = f"of version {envelope.get('version')!r}"
+            else:
+                return kind.from_json(envelope["state"])
+        except (ValueError, TypeError, KeyError, IndexError):
+            found = "that does not decode"
+        if found not in self._discarded:
+            self._discarded.add(found)
+            log.warning("%s", discarded_state(kind, found))
+        return None
 
     def reset(self, agent: Any) -> None:
         """Drop the agent's state."""
@@ -227,3 +263,12 @@ class SqliteStore:
             connection.execute("DELETE FROM toolguards_state WHERE session = ? AND guard = ? AND agent = ?", key)
 
     forget = reset
+
+
+def from_url(url: str) -> Callable[[str], SqliteStore]:
+    """``sqlite:///PATH``: the stores of one file, as SQLAlchemy spells it (``sqlite:///state.db`` is relative to the
+    working folder, ``sqlite:////var/lib/toolguards/state.db`` absolute); the file is created if missing."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or len(url) == len(prefix):
+        raise ValueError(f"a SQLite store URL is sqlite:///PATH, not {url!r}")
+    return SqliteDatabase(url[len(prefix):]).stores(URL_SESSION)

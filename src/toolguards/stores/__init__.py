@@ -1,0 +1,45 @@
+"""State stores, by URL scheme: where each guard keeps its per-agent chains.
+
+Each store is one module of this package whose docstring is its reference; ``STORES`` names them by scheme, and
+``open_stores(url)`` turns a URL into the store factory that ``toolguards.load(..., stores=...)`` takes:
+
+- ``memory`` (the default): in this process, thread-safe (``toolguards.stores.memory``);
+- ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
+from urllib.parse import urlsplit
+
+from . import memory, sqlite
+from .base import StateStore, StateType, Step, StoreFactory
+from .memory import MemoryStore
+from .sqlite import SqliteDatabase, SqliteStore
+
+__all__ = [
+    "STORES",
+    "MemoryStore",
+    "SqliteDatabase",
+    "SqliteStore",
+    "StateStore",
+    "StateType",
+    "Step",
+    "StoreFactory",
+    "open_stores",
+]
+
+#: Store modules by URL scheme; each has ``from_url(url) -> StoreFactory``.
+STORES: Mapping[str, ModuleType] = MappingProxyType({"memory": memory, "sqlite": sqlite})
+
+
+def open_stores(url: str) -> StoreFactory:
+    """The store factory a URL names (``memory``, ``sqlite:///PATH``...); ValueError for a URL no store takes."""
+    scheme = urlsplit(url).scheme if "://" in url else url
+    module = STORES.get(scheme)
+    if module is None:
+        known = ", ".join(f"{name}:" for name in STORES)
+        raise ValueError(f"unknown store {url!r} (known: {known})")
+    factory: StoreFactory = module.from_url(url)
+    return factory
