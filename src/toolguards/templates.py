@@ -66,12 +66,16 @@ class TemplateProblem:
     line: int | None = None
 
 
+#: Folders beside the locales that are not one: ``report/`` holds the report page's templates (``report/<locale>/``).
+NOT_LOCALES = frozenset({"report"})
+
+
 def available_locales(roots: Sequence[Path]) -> list[str]:
     """Every locale that has a folder under one of ``roots``, sorted."""
     found: set[str] = set()
     for root in roots:
         if root.is_dir():
-            found.update(child.name for child in root.iterdir() if child.is_dir())
+            found.update(child.name for child in root.iterdir() if child.is_dir() and child.name not in NOT_LOCALES)
     return sorted(found)
 
 

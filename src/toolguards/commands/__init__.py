@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
-from . import hook, replay, schema, validate
+from . import hook, replay, report, schema, validate
 
 __all__ = ["COMMANDS"]
 
@@ -14,6 +14,7 @@ COMMANDS: Mapping[str, ModuleType] = MappingProxyType(
         "hook": hook,
         "validate": validate,
         "replay": replay,
+        "report": report,
         "schema": schema,
     }
 )

@@ -1,0 +1,38 @@
+"""``toolguards report``: recorded sessions in, one self-contained HTML page of runs, thresholds and what-ifs out.
+
+The analysis is per input and mergeable: ``work`` turns one input into a small ``SessionReport`` (in a worker process
+if need be), ``merge`` adds them up in input order into a ``Report``, and ``render_page`` writes the page from it.
+"""
+
+from __future__ import annotations
+
+from .analysis import WHAT_IF, GuardView, LongRun, Report, SessionReport, ToolTally, merge, runs_at_least
+from .chains import Chains, Run
+from .inputs import Job, Problem, setup, work
+from .page import locales, render_page, resolve_page_locale
+from .session import Analyser, guard_view
+from .suggest import Suggestion, suggest
+
+__all__ = [
+    "WHAT_IF",
+    "Analyser",
+    "Chains",
+    "GuardView",
+    "Job",
+    "LongRun",
+    "Problem",
+    "Report",
+    "Run",
+    "SessionReport",
+    "Suggestion",
+    "ToolTally",
+    "guard_view",
+    "locales",
+    "merge",
+    "render_page",
+    "resolve_page_locale",
+    "runs_at_least",
+    "setup",
+    "suggest",
+    "work",
+]

@@ -1,0 +1,170 @@
+"""One input's analysis: its records through the guard files' engines, and its figures as a ``SessionReport``.
+
+Every tool call goes through each engine as one ``Call`` (so the canonical form of its arguments and result is
+computed once for the guards and the statistics alike); the reminders are read from each context's typed ``reminder``;
+the runs are followed by ``Chains`` with the first ``repeat-tool-reminder`` guard's include/exclude patterns of each
+guard file. An ``Analyser`` holds the engines of one process and is reused from input to input: after each input it
+makes the engines forget every agent the input had, so each input is its own session, as in ``toolguards replay``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+
+from ..engine import Engine
+from ..guard import Call
+from ..kinds.repeat_tool_reminder import RepeatToolReminder
+from ..patterns import ToolFilter
+from ..replay.records import InputError, Record
+from .analysis import LONGEST, GuardView, LongRun, SessionReport, Side, ToolTally
+from .chains import Chains, Run
+from .timeline import TimelineBuilder
+
+__all__ = ["Analyser", "guard_view"]
+
+
+def guard_view(name: str, engine: Engine) -> GuardView:
+    """What the report reads of a loaded guard file (``name`` is how the page names it)."""
+    for guard in engine.guards:
+        if isinstance(guard, RepeatToolReminder):
+            settings = guard.settings
+            overrides = tuple((o.tools, o.rules.result_aware) for o in settings.overrides)
+            return GuardView(name, guard.id, tuple(settings.thresholds), tuple(settings.include),
+                             tuple(settings.exclude), settings.result_aware, overrides)
+    return GuardView(name)
+
+
+class Analyser:
+    """The engines of the guard files (the first is ``--config``, a second ``--compare``), reused for every input."""
+
+    def __init__(self, engines: Sequence[Engine], names: Sequence[str]) -> None:
+        self.engines = tuple(engines)
+        self.views = tuple(guard_view(name, engine) for name, engine in zip(names, self.engines, strict=True))
+
+    def analyse(
+        self, path: str, fmt: str | None, records: Iterable[Record | InputError], *, skip_bad_lines: bool = False
+    ) -> SessionReport:
+        """The figures of one input's records (``path`` names it on the page). A malformed line raises its
+        InputError, or is counted and passed over with ``skip_bad_lines``."""
+        session = _Session(path, self.views)
+        try:
+            session.read(self.engines, records, skip_bad_lines)
+        finally:
+            for engine in self.engines:
+                for agent in session.agents:
+                    engine.forget(agent)
+        return session.finish(fmt)
+
+
+class _Session:
+    """The figures of one input while it is read."""
+
+    def __init__(self, path: str, views: tuple[GuardView, ...]) -> None:
+        self.path = path
+        self.views = views
+        self.sides = len(views)
+        self.tools: dict[str, ToolTally] = {}
+        self.agents: set[str] = set()
+        self.calls = 0
+        self.skipped: list[str] = []
+        self.reminders = [0] * self.sides
+        self.timeline = TimelineBuilder()
+        self._longest: list[tuple[int, int, int]] = []  # a heap of (length, -index, id): the shortest kept on top
+        self._runs: dict[int, Run] = {}
+        self.chains = [Chains(ToolFilter(views[0].include, views[0].exclude), self._finished_first)]
+        # The second file's chain is followed only when it tracks other tools; else its runs are the first's.
+        self._shared = self.sides < 2 or (views[1].include, views[1].exclude) == (views[0].include, views[0].exclude)
+        if not self._shared:
+            self.chains.append(Chains(ToolFilter(views[1].include, views[1].exclude), self._finished_second))
+
+    def tally(self, tool: str) -> ToolTally:
+        found = self.tools.get(tool)
+        if found is None:
+            found = self.tools[tool] = ToolTally(sides=[Side() for _ in range(self.sides)])
+        return found
+
+    def read(self, engines: tuple[Engine, ...], records: Iterable[Record | InputError], skip_bad_lines: bool) -> None:
+        for item in records:
+            if isinstance(item, InputError):
+                if not skip_bad_lines:
+                    raise item
+                self.skipped.append(str(item))
+            elif item.kind == "post-execute":
+                self.call(engines, item)
+            elif item.kind == "pre-step":
+                for engine in engines:
+                    engine.pre_step(item.agent, user_prompt=item.user_prompt)
+                if item.user_prompt:
+                    for chains in self.chains:
+                        chains.end(item.agent)
+            elif item.kind == "forget":
+                for engine in engines:
+                    engine.forget(item.agent)
+                for chains in self.chains:
+                    chains.end(item.agent)
+
+    def call(self, engines: tuple[Engine, ...], record: Record) -> None:
+        call = Call(record)
+        agent = record.agent
+        if agent is not None:
+            self.agents.add(agent)
+        self.calls += 1
+        index = self.timeline.call(agent)
+        tally = self.tally(call.tool)
+        tally.calls += 1
+        for side, engine in enumerate(engines):
+            # The engine takes a Call as it is (Engine._observe), though post_execute is annotated with ToolCall only.
+            contexts = engine.post_execute(call).additional_contexts  # type: ignore[arg-type]
+            if not contexts:
+                continue
+            reminders = tally.sides[side].reminders
+            self.reminders[side] += len(contexts)
+            for entry in contexts:
+                facts = entry.reminder
+                if facts is None:  # not a guard's: counted as replay counts it, under no guard
+                    reminders[("?", "", 0)] += 1
+                    continue
+                reminders[(facts.guard, facts.template, facts.count)] += 1
+                if side == 0:
+                    self.timeline.reminder(agent, index, facts.tool, facts.count, f"{facts.guard}/{facts.template}")
+        for chains in self.chains:
+            chains.call(call, record.line, index)
+
+    def _finished_first(self, run: Run) -> None:
+        tally = self.tally(run.tool)
+        tally.sides[0].plain[run.length] += 1
+        if run.changed:
+            tally.changing[run.length] += 1
+        if run.length < 2:
+            return
+        self.timeline.run(run)
+        item = (run.length, -run.index, run.index)
+        if len(self._longest) < LONGEST:
+            heapq.heappush(self._longest, item)
+        elif item > self._longest[0]:
+            del self._runs[heapq.heapreplace(self._longest, item)[2]]
+        else:
+            return
+        self._runs[run.index] = run
+
+    def _finished_second(self, run: Run) -> None:
+        self.tally(run.tool).sides[1].plain[run.length] += 1
+
+    def finish(self, fmt: str | None) -> SessionReport:
+        for chains in self.chains:
+            chains.finish()
+        for side, chains in enumerate(self.chains):
+            for tool, lengths in chains.aware.items():
+                self.tally(tool).sides[side].aware.update(lengths)
+        if self.sides > 1 and self._shared:
+            for tally in self.tools.values():
+                tally.sides[1].plain.update(tally.sides[0].plain)
+                tally.sides[1].aware.update(tally.sides[0].aware)
+        longest = sorted((LongRun.of(self.path, run) for run in self._runs.values()),
+                         key=LongRun.order)
+        return SessionReport(
+            self.path, fmt, self.calls, frozenset(self.agents), self.tools, tuple(longest),
+            self.timeline.finish(), tuple(self.reminders), tuple(self.skipped),
+        )
+
