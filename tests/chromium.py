@@ -229,3 +229,6 @@ class Browser:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+        self._reader.join(10)
+        if self._process.stderr is not None:
+            self._process.stderr.close()

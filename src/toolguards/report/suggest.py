@@ -28,12 +28,15 @@ class Polled:
 
 @dataclass(frozen=True)
 class Suggestion:
-    """The suggested guard file (None when no tool needs ``resultAware``), and the tools behind it."""
+    """The suggested guard file (None when no tool needs ``resultAware``), and the tools behind it: ``aware`` in the
+    YAML, ``unlisted`` polled with progress too but not nameable in an override (a ``*`` in the name would be a
+    wildcard), ``unchanged`` polled or looping."""
 
     yaml: str | None
     threshold: int
     aware: tuple[Polled, ...]
     unchanged: tuple[Polled, ...]
+    unlisted: tuple[Polled, ...] = ()
 
 
 def suggest(report: Report) -> Suggestion | None:
@@ -41,18 +44,19 @@ def suggest(report: Report) -> Suggestion | None:
     view = report.views[0]
     threshold = view.first_threshold
     aware: list[Polled] = []
+    unlisted: list[Polled] = []
     unchanged: list[Polled] = []
     for tool, tally in sorted(report.tools.items()):
         long_runs = runs_at_least(tally.runs, threshold)
         changing = runs_at_least(tally.changing, threshold)
-        if changing and not view.aware_for(tool) and _listable(tool):
-            aware.append(Polled(tool, long_runs, changing))
+        if changing and not view.aware_for(tool):
+            (aware if _listable(tool) else unlisted).append(Polled(tool, long_runs, changing))
         elif not changing and long_runs >= POLLING_RUNS:
             unchanged.append(Polled(tool, long_runs, changing))
-    if not aware and not unchanged:
+    if not aware and not unchanged and not unlisted:
         return None
     return Suggestion(_yaml(report, [p.tool for p in aware]) if aware else None, threshold, tuple(aware),
-                      tuple(unchanged))
+                      tuple(unchanged), tuple(unlisted))
 
 
 def _listable(tool: str) -> bool:
