@@ -193,3 +193,33 @@ def test_json_lines_stream(fmt):
 def test_a_byte_order_mark_is_not_an_error(fmt, text):
     [record] = read_records(fmt, "a.jsonl", io.StringIO(text))
     assert isinstance(record, Record) and (record.kind, record.line, record.user_prompt) == ("pre-step", 1, True)
+
+
+def fixture_values(path: Path) -> list[object]:
+    """What a detector decodes from a file: each line of JSON Lines; the whole document, and each element of an
+    array (any of which could be a line of a JSON Lines input), of a one-document file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    document = json.loads(text)
+    return [document, *document] if isinstance(document, list) else [document]
+
+
+OWN_FOLDERS = {"codex": "codex-rollout", "gemini": "gemini-cli", "otel": "otel-genai"}
+
+
+@pytest.mark.parametrize("fmt", list(OWN_FOLDERS))
+def test_identifies_its_own_fixtures_and_no_other(fmt):
+    identifies = importlib.import_module(f"toolguards.replay.importers.{fmt}").identifies
+    files = sorted(path for path in FIXTURES.rglob("*") if path.suffix in (".json", ".jsonl"))
+    if not files:
+        pytest.skip(f"the shared fixtures are not here: {FIXTURES} (a checkout without ../shared)")
+    own = [path for path in files if path.parent == FIXTURES / "hosts" / "sessions" / OWN_FOLDERS[fmt]]
+    assert own
+    for path in files:
+        hits = [identifies(value) for value in fixture_values(path)]
+        if path in own:
+            assert hits[0], path  # the first record tells
+            assert fmt != "codex" or all(hits), path  # every rollout line has the envelope
+        else:
+            assert not any(hits), path

@@ -9,6 +9,8 @@ Every importer yields ``Record``s in input order — a tool call once its result
 so each post-execute carries its outcome — and an ``InputError`` for a malformed line, in its place in the order,
 then carries on with the next line (a one-document JSON input cannot carry on past a syntax error: it ends there).
 JSON Lines inputs stream; a one-document JSON input is read whole, each message keeping the line where it starts.
+Traces (``otel``) are the exception: read whole, since a trace's spans are exported children first, their records
+come trace by trace in start-time order, after the input's problems.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ class _Reader:
         self.pending = Pending()
         self.agent = fallback
         self.message: str | None = None  # the id of the message being recorded
-        self.seen: OrderedDict[str, bool] = OrderedDict()  # message ids prompted and call ids queued → answered
+        self.seen: OrderedDict[str, None] = OrderedDict()  # the ids of the user messages and calls already read
 
     def document(self, path: str, text: str) -> Iterator[Record | InputError]:
         """The records of a single-JSON recording: its session id first, wherever the document puts it."""
@@ -167,7 +167,7 @@ class _Reader:
             self.pending.end_step(self.agent)
             self.message = message["id"]
         if kind == "user":
-            if self.remember(f"message {message['id']}", answered=True):
+            if self.remember(f"message {message['id']}"):
                 self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
             return
         calls = message.get("toolCalls", [])
@@ -183,9 +183,7 @@ class _Reader:
         if not (isinstance(call_id, str) and isinstance(name, str) and name):
             self.skip(line, "toolCall")
             return
-        key = f"call {call_id}"
-        outcome = _outcome(call_id, call.get("result"))
-        if key not in self.seen:
+        if self.remember(f"call {call_id}"):
             arguments = call.get("args", {})
             record = Record(
                 "post-execute",
@@ -196,16 +194,15 @@ class _Reader:
                 call_id=call_id,
             )
             self.pending.call(record)
-            self.remember(key, answered=False)
-        if outcome is not None and not self.seen[key]:
-            self.seen[key] = True
+        outcome = _outcome(call_id, call.get("result"))
+        if outcome is not None:  # only a call still waiting takes it: the first result is the one kept
             self.pending.resolve(self.agent, call_id, *outcome)
 
-    def remember(self, key: str, *, answered: bool) -> bool:
-        """Note ``key`` as seen (the most recent LIMIT are kept); False when it was seen already."""
+    def remember(self, key: str) -> bool:
+        """Note ``key`` as read (the most recent LIMIT are kept); False when it was read already."""
         if key in self.seen:
             return False
-        self.seen[key] = answered
+        self.seen[key] = None
         if len(self.seen) > LIMIT:
             self.seen.popitem(last=False)
         return True
