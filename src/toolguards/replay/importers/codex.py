@@ -34,9 +34,9 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
 
 A forked thread's rollout starts with its own ``session_meta`` and then repeats the history it was forked from,
 ``session_meta`` and all, with no mark where the copy ends: the copied calls replay under the thread they came from,
-and the fork's own calls after them too, until a ``session_meta`` of the fork names it again (its own chains then
-start afresh, as its hook's would). A call is released once its output arrives, or at the agent's next user prompt,
-or when the agent changes; nothing in a rollout marks a call denied.
+and so do the fork's own calls after them, unless a ``session_meta`` of the fork names it again first (Codex itself
+takes a rollout's first ``session_meta`` as its thread). A call is released once its output arrives, or at the
+agent's next user prompt, or when the agent changes; nothing in a rollout marks a call denied.
 
 Example (a call, its output, and the records replay passes over)::
 

@@ -14,8 +14,9 @@ What this importer reads:
   agent (a sub-agent's own recording is a session of its own); before any, the file name without its extension.
 - a ``gemini`` message's ``toolCalls`` — each entry (``id``, ``name``, ``args``) is a post-execute the first time its
   ``id`` is seen; its outcome is the ``functionResponse`` in its ``result`` parts (the first time a version of the
-  message carries one): ``response.output`` as the result, or ``response.error`` as the call's error. Gemini CLI
-  records no other mark of a failure or a denial: ``denied`` is always false.
+  message carries one): ``response.output`` as the result (the whole ``response`` when it has no ``output``), or
+  ``response.error`` as the call's error. The call's ``status`` is not read, and nothing marks a call denied:
+  ``denied`` is always false.
 - a ``user`` message — a user prompt (a pre-step with ``user_prompt``), once per message ``id``: every user turn Gemini
   CLI records counts, its own ``System: Please continue.`` turns among them.
 - a ``$set`` of ``messages`` (Gemini CLI rewrites the whole history so when it masks old tool output) — its messages

@@ -35,8 +35,10 @@ What this importer reads, after the whole input (a trace's spans come in any ord
 
 Every other span (model calls, HTTP, ...) is read only for the chain of parents. A span without a trace id, a name or
 a start time, an ``execute_tool`` span without a tool name or with a call id that is not a string, and a container
-of the wrong type are ``skipped`` records (labelled ``span``, ``execute_tool``, ``resourceSpans``...); an
-InputError is a line that is not JSON, or a document none of the shapes above.
+of the wrong type are ``skipped`` records (labelled ``span``, ``execute_tool``, ``resourceSpans``...), and so is a
+line of JSON Lines that is an object of none of the shapes above (``(unknown document)``). An InputError is a line
+that is not JSON, nor an object or an array, or a whole document of none of the shapes above. Ids are compared, and
+a trace id labels an agent, as OTLP writes them: lowercase hex, 32 digits for a trace and 16 for a span.
 
 Example (OTLP/JSON, one span)::
 
@@ -71,6 +73,7 @@ _ARGUMENTS = ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "gcp.vertex.agen
 _RESULTS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response", "gen_ai.output")
 _INDEXED_CALL = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)")
 _INDEXED_MESSAGE = re.compile(r"gen_ai\.prompt\.(\d+)\.(tool_call_id|content)")
+_HEX = re.compile(r"[0-9a-f]+")
 _ISO_FRACTION = re.compile(r"(\.\d{6})\d+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
@@ -418,12 +421,14 @@ def _failure(failed: bool, message: Any) -> str | None:
 
 
 def _hex(value: Any, width: int) -> str | None:
-    """An id as lowercase hex: a hex string (``0x`` or not), or an integer id written out."""
+    """An id as OTLP writes it, ``width`` lowercase hex digits, from a hex string (``0x`` or not) or an integer;
+    another string as it is."""
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:0{width}x}"
-    if isinstance(value, str) and value.strip():
-        return value.strip().lower().removeprefix("0x")
-    return None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    digits = value.strip().lower().removeprefix("0x")
+    return digits.zfill(width) if _HEX.fullmatch(digits) else value
 
 
 def _nanos(value: Any) -> int | None:
