@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wrong_typed
 from toolguards.loader import load
 from toolguards.replay.importers import codex
 from toolguards.replay.records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
@@ -401,3 +402,27 @@ def test_identifies(value, expected):
 def test_file_name(name, expected):
     assert codex.FILE_NAME is not None
     assert bool(codex.FILE_NAME.fullmatch(name)) is expected
+
+
+SEED = [
+    meta("T", source={"subagent": {"thread_spawn": {"parent_thread_id": "P"}}}),
+    prompt(kind="plain"),
+    call("shell", '{"command": ["ls"]}', "c1", namespace="ns"),
+    item("response_item", type="custom_tool_call", name="apply_patch", input="x", call_id="c2"),
+    item("response_item", type="local_shell_call", action={"type": "exec", "command": ["ls"]}, call_id="c3"),
+    output("c1", {"content": "e", "success": False}),
+    output("c2", [{"type": "input_text", "text": "ok"}], kind="custom_tool_call_output"),
+    call("write_stdin", "{}", "c4"),
+]
+def test_no_field_of_the_wrong_type_raises():
+    for index, entry in enumerate(SEED):
+        for path, wrong, variant in wrong_typed(entry):
+            text = lines(*SEED[:index], variant, *SEED[index + 1:])
+            for options in (DEFAULT_OPTIONS, POLLS):
+                for record in read(text, options):
+                    if isinstance(record, Record):
+                        assert record.kind == "skipped" or isinstance(record.agent, str), (path, wrong)
+                        assert isinstance(record.text, str), (path, wrong)
+                        assert record.kind != "post-execute" or (isinstance(record.tool, str) and record.tool), (path, wrong)
+                        assert record.call_id is None or isinstance(record.call_id, str), (path, wrong)
+                        assert record.error is None or isinstance(record.error, str), (path, wrong)

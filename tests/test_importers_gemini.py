@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wrong_typed
 from toolguards.loader import load
 from toolguards.replay.importers import gemini
 from toolguards.replay.records import InputError, Record
@@ -316,3 +317,35 @@ def test_identifies(value, expected):
 def test_file_name(name, expected):
     assert gemini.FILE_NAME is not None
     assert bool(gemini.FILE_NAME.fullmatch(name)) is expected
+
+
+SEED = [
+    META,
+    user("m1"),
+    model("m2", tool("c1", "read_file", {"file_path": "a"}, status="executing")),
+    model("m2", tool("c1", "read_file", {"file_path": "a"}, {"output": "A"}), tool("c2", "x", "{}", {"error": "E"})),
+    {"$set": {"sessionId": "T", "messages": [user("m3"), model("m4", tool("c3", "ls", {}, {"output": "x"}))]}},
+    {"$rewindTo": "m1"},
+]
+
+
+def well_typed(items: list[object]) -> bool:
+    return all(
+        not isinstance(record, Record)
+        or (
+            (record.kind == "skipped" or isinstance(record.agent, str))
+            and (record.kind != "post-execute" or (isinstance(record.tool, str) and record.tool != ""))
+            and (record.call_id is None or isinstance(record.call_id, str))
+            and (record.error is None or isinstance(record.error, str))
+        )
+        for record in items
+    )
+
+
+def test_no_field_of_the_wrong_type_raises():
+    for index, entry in enumerate(SEED):
+        for path, wrong, variant in wrong_typed(entry):
+            assert well_typed(read(lines(*SEED[:index], variant, *SEED[index + 1:]))), (index, path, wrong)
+    document = {"sessionId": "S", "projectHash": "h", "messages": SEED[1:4]}
+    for path, wrong, variant in wrong_typed(document):
+        assert well_typed(read(json.dumps(variant, indent=1), "session-x.json")), (path, wrong)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wrong_typed
 from toolguards.loader import load
 from toolguards.replay.importers import otel
 from toolguards.replay.records import InputError, Record
@@ -317,6 +318,12 @@ def test_an_otlp_document_spread_over_lines_keeps_each_spans_line():
         (otlp({"spanId": "s", "name": "execute_tool x", "startTimeUnixNano": "1", "traceId": ""}), [skipped(1, "span")]),
         (otlp({"traceId": "T", "spanId": "s", "startTimeUnixNano": "1"}), [skipped(1, "span")]),
         (otlp({"traceId": "T", "name": "x", "startTimeUnixNano": "soon"}), [skipped(1, "span")]),
+        ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "T", "name": "x", "startTimeUnixNano": 1e400}]}]}]}',
+         [skipped(1, "span")]),
+        (otlp({"traceId": "T", "name": "x", "startTimeUnixNano": "\u00b2"}), [skipped(1, "span")]),
+        (otlp(span("t1", "execute_tool x", 1, gen_ai__tool__call__id="c1"), {"traceId": "T", "name": "y", "startTimeUnixNano": "2",
+               "attributes": [{"key": "n", "value": {"intValue": "\u00b2"}}, {"key": "m", "value": {"intValue": "-12"}}]}),
+         [post(1, T1, "x", {}, "c1")]),
         (otlp("a span"), [skipped(1, "span")]),
         ({"spans": [{"name": "x", "context": "0x1"}]}, [skipped(1, "span")]),
         (otlp(span("t1", "execute_tool", 1, gen_ai__operation__name="execute_tool")), [skipped(1, "execute_tool")]),
@@ -332,7 +339,7 @@ def test_an_otlp_document_spread_over_lines_keeps_each_spans_line():
     ],
 )
 def test_shapes_it_does_not_read_are_skipped_and_labelled(document, expected):
-    assert read(json.dumps(document) + "\n") == expected
+    assert read((document if isinstance(document, str) else json.dumps(document)) + "\n") == expected
 
 
 @pytest.mark.parametrize(
@@ -375,3 +382,54 @@ def test_identifies(value, expected):
 
 def test_no_fixed_file_name():
     assert otel.FILE_NAME is None
+
+
+SEED_OTLP = otlp(
+    agent("a1", 10, gen_ai__agent__id="A"),
+    span("m1", "chat", 12, "a1", gen_ai__prompt__1__tool_calls__0__id="c1", gen_ai__prompt__1__tool_calls__0__name="s",
+         gen_ai__prompt__1__tool_calls__0__arguments="{}", gen_ai__prompt__2__tool_call_id="c1", gen_ai__prompt__2__content="r"),
+    tool("t1", "grep", 20, "m1", gen_ai__tool__call__id="c1", gen_ai__tool__args={"q": "x"}, error__type="E",
+         status={"code": 2, "message": "m"}),
+)
+
+
+def well_typed(items: list[object]) -> bool:
+    return all(
+        not isinstance(record, Record)
+        or (
+            (record.kind == "skipped" or isinstance(record.agent, str))
+            and (record.kind != "post-execute" or (isinstance(record.tool, str) and record.tool != ""))
+            and (record.call_id is None or isinstance(record.call_id, str))
+            and (record.error is None or isinstance(record.error, str))
+        )
+        for record in items
+    )
+
+
+@pytest.mark.parametrize("seed", [SEED_OTLP, {"spans": SDK_SPANS}], ids=["OTLP", "SDK spans"])
+def test_no_field_of_the_wrong_type_raises(seed):
+    for path, wrong, variant in wrong_typed(seed):
+        assert well_typed(read(json.dumps(variant) + "\n")), (path, wrong)
+        assert well_typed(read(json.dumps(variant, indent=1))), (path, wrong)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2025-09-16T12:43:08.1234567Z", 1758026588123456000),
+        ("2025-09-16T12:43:08.12Z", 1758026588120000000),
+        ("2025-09-16T12:43:08Z", 1758026588000000000),
+        ("2025-09-16T14:43:08+02:00", 1758026588000000000),
+        ("2025-09-16T12:43:08", 1758026588000000000),
+        ("1758026588000000000", 1758026588000000000),
+        (1758026588000000000, 1758026588000000000),
+        (1.5e18, 1500000000000000000),
+        (float("inf"), None),
+        ("tomorrow", None),
+        ("\u00b2", None),
+        (True, None),
+        ([1], None),
+    ],
+)
+def test_start_times(value, expected):
+    assert otel._nanos(value) == expected

@@ -52,6 +52,7 @@ Example (OTLP/JSON, one span)::
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ _RESULTS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response", "gen_ai
 _INDEXED_CALL = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)")
 _INDEXED_MESSAGE = re.compile(r"gen_ai\.prompt\.(\d+)\.(tool_call_id|content)")
 _HEX = re.compile(r"[0-9a-f]+")
-_ISO_FRACTION = re.compile(r"(\.\d{6})\d+")
+_ISO_FRACTION = re.compile(r"\.(\d+)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 _SPACE = "\ufeff \t\r\n"
@@ -435,14 +436,18 @@ def _nanos(value: Any) -> int | None:
     """A time in nanoseconds since the epoch: a number, a string of digits, or an ISO 8601 time (UTC unless it says)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else None  # 1e400 decodes as infinity
     if not isinstance(value, str):
         return None
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # "²".isdigit() too, and int() refuses it
         return int(value)
     try:
-        moment = datetime.fromisoformat(_ISO_FRACTION.sub(r"\1", value.strip()).replace("Z", "+00:00"))
+        # Python 3.10 reads neither "Z" nor fractions of other than 3 or 6 digits: microseconds, padded or cut
+        text = _ISO_FRACTION.sub(lambda match: "." + (match[1] + "00000")[:6], value.strip())
+        moment = datetime.fromisoformat(text.removesuffix("Z") + ("+00:00" if text.endswith("Z") else ""))
     except ValueError:
         return None
     if moment.tzinfo is None:
@@ -467,7 +472,8 @@ def _any_value(value: Any) -> Any:
             return value[key]
     if "intValue" in value:
         number = value["intValue"]
-        return int(number) if isinstance(number, str) and number.lstrip("-").isdigit() else number
+        digits = number.removeprefix("-") if isinstance(number, str) else ""
+        return int(number) if digits.isascii() and digits.isdigit() else number
     if "arrayValue" in value:
         inner = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else None
         return [_any_value(item) for item in inner] if isinstance(inner, list) else []
