@@ -166,3 +166,15 @@ def test_jobs_must_be_a_whole_number_of_processes(capsys, jobs):
     assert capsys.readouterr().err.endswith(
         f"toolguards report: error: argument --jobs: must be a whole number of processes, 1 or more, not {jobs!r}\n"
     )
+
+
+def test_the_readme_shows_the_command_and_its_picture(tmp_path, capsys, monkeypatch):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Report: one page to tune by"):]
+    command = re.search(r"```sh\n(toolguards report [^\n]*)\n```", section)
+    assert command is not None
+    assert "](docs/report.png)" in section
+    assert (REPO / "docs" / "report.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    monkeypatch.chdir(REPO)
+    assert main([*command.group(1).split()[1:], "-o", str(tmp_path / "r.html")]) == 0
+    assert "resultAware: true" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -50,20 +50,28 @@ def drawn(sessions: list[list[Record]], threshold: int, aware: bool, include: tu
     return found
 
 
-def analysed(sessions: list[list[Record]], include: tuple[str, ...], exclude: tuple[str, ...]) -> Report:
-    analyser = Analyser([guard((3, 5, 8), include=include, exclude=exclude)], ["g.yaml"])
+def analysed(sessions: list[list[Record]], include: tuple[str, ...], exclude: tuple[str, ...],
+             first: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> Report:
+    """The report of ``sessions``: under a guard with these patterns, or compared with it (``first``: the patterns of
+    the first guard file, the one given being the second)."""
+    engines = [guard((3, 5, 8), include=include, exclude=exclude)]
+    if first is not None:
+        engines.insert(0, guard((3, 5, 8), include=first[0], exclude=first[1]))
+    analyser = Analyser(engines, ["a.yaml", "b.yaml"][: len(engines)])
     return merge(analyser.views, [analyser.analyse(f"s{i}", "events", records) for i, records in enumerate(sessions)])
 
 
-def check(sessions: list[list[Record]], include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> None:
-    report = analysed(sessions, include, exclude)
+def check(sessions: list[list[Record]], include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+          first: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
+    report = analysed(sessions, include, exclude, first)
+    side = 0 if first is None else 1
     for threshold in WHAT_IF:
         for aware in (False, True):
             expected = drawn(sessions, threshold, aware, include, exclude)
-            got = Counter({tool: Report.tool_what_if(tally, 0, threshold, aware=aware)
+            got = Counter({tool: Report.tool_what_if(tally, side, threshold, aware=aware)
                            for tool, tally in report.tools.items()})
             assert +got == +expected, (threshold, aware)
-            assert report.what_if(0, threshold, aware=aware) == sum(expected.values())
+            assert report.what_if(side, threshold, aware=aware) == sum(expected.values())
 
 
 def call(line: int, agent: str | None, tool: str, argument: int, result: str | None = None,
@@ -131,6 +139,14 @@ def records_of(events: list[tuple[Any, ...]]) -> list[Record]:
        st.sampled_from([((), ()), ((), ("skip",)), (("x", "skip"), ())]))
 def test_the_what_if_is_what_the_guard_draws_on_generated_sessions(sessions, patterns):
     check([records_of(events) for events in sessions], *patterns)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(_EVENT, max_size=40), min_size=1, max_size=3),
+       st.sampled_from([((), ()), ((), ("skip",)), (("x", "skip"), ())]),
+       st.sampled_from([((), ()), ((), ("y",))]))
+def test_the_compared_guard_files_what_if_is_what_it_draws(sessions, patterns, first):
+    check([records_of(events) for events in sessions], *patterns, first=first)
 
 
 def recorded() -> list[Path]:

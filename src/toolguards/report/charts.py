@@ -131,7 +131,7 @@ def what_if_chart(thresholds: Sequence[int], values: Sequence[Sequence[tuple[int
 
 @dataclass(frozen=True)
 class Stripe:
-    """Drawn runs and reminders of a timeline: where, and what the template names in their titles."""
+    """A run of the first threshold or longer, drawn with its own title (shorter runs share one path)."""
 
     x: str
     y: str
@@ -139,22 +139,21 @@ class Stripe:
     tool: str
     length: int
     line: int
-    hot: bool
 
 
 @dataclass(frozen=True)
 class TimelineDrawing:
-    """A session's timeline: one row per agent, calls as ticks (shaded by how many calls a tick stands for), runs
-    as bands over them and reminders as marks above."""
+    """A session's timeline: one row per agent, calls as bands (shaded by how full the bins are), runs as bands over
+    them and reminders as marks above. Whatever has no title of its own is one path, to keep the page small."""
 
     width: int
     height: int
-    row_height: int
     #: (y, agent or None for the shared row, agents in the shared row, [(opacity, path)])
-    rows: tuple[tuple[str, str | None, int, tuple[tuple[str, str], ...]], ...]
-    spans: tuple[Stripe, ...]
-    #: (x, y, tool, count, label)
-    marks: tuple[tuple[str, str, str, int, str], ...]
+    rows: tuple[tuple[int, str | None, int, tuple[tuple[str, str], ...]], ...]
+    #: the runs shorter than the first threshold
+    short: str
+    long: tuple[Stripe, ...]
+    marks: str
 
 
 _TL_WIDTH = 720
@@ -163,30 +162,51 @@ _TL_ROW = 16
 _TL_TOP = 6
 
 
+def _bands(bins: tuple[int, ...], width: int, apart: bool) -> dict[str, list[tuple[int, int]]]:
+    """Runs of neighbouring bins of one shade, as (first bin, bins): a bin more than half full is dark. With
+    ``apart`` (bins of one call each, with room to tell them apart) every bin is a band of its own."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    current: tuple[str, int] | None = None
+    for slot, count in enumerate((*bins, 0)):
+        shade = ("1" if count * 2 > width else ".5") if count else None
+        if current is not None and (shade != current[0] or apart):
+            found.setdefault(current[0], []).append((current[1], slot - current[1]))
+            current = None
+        if shade is not None and current is None:
+            current = (shade, slot)
+    return found
+
+
 def timeline_drawing(timeline: Timeline, first_threshold: int) -> TimelineDrawing:
     """The drawing of one session's timeline."""
     calls = max(timeline.calls, 1)
     step = min(_TL_WIDTH / calls, _TL_CALL)  # px per call
-    tick = max(step * timeline.width - (0.5 if step * timeline.width > 2 else 0), 0.6)
+    gap = 0.5 if step > 2 else 0.0  # single calls stay apart where there is room
     rows = []
     for number, row in enumerate(timeline.rows):
         y = _TL_TOP + number * _TL_ROW
-        shades: dict[str, list[str]] = {}
-        for slot, count in enumerate(row.bins):
-            if count:
-                shade = "1" if count * 2 > timeline.width else ".5"
-                x = _n(slot * timeline.width * step)
-                shades.setdefault(shade, []).append(f"M{x} {y + 3}h{_n(tick)}v10h-{_n(tick)}z")
-        rows.append((str(y), row.agent, row.others, tuple((shade, "".join(d)) for shade, d in sorted(shades.items()))))
-    spans = tuple(
-        Stripe(_n(span.first * step), str(_TL_TOP + span.row * _TL_ROW + 1),
-               _n(max((span.last + 1 - span.first) * step, 2.0)), span.tool, span.length, span.line,
-               span.length >= first_threshold)
-        for span in timeline.spans
-    )
-    marks = tuple(
-        (_n((mark.index + 0.5) * step), str(_TL_TOP + mark.row * _TL_ROW), mark.tool, mark.count, mark.label)
-        for mark in timeline.marks
-    )
+        paths = []
+        for shade, bands in sorted(_bands(row.bins, timeline.width, timeline.width == 1 and gap > 0).items()):
+            # Each band is one horizontal stroke (10 px wide, see style.css), each placed relative to the last.
+            d, at = [f"M0 {y + 8}"], 0.0
+            for first, size in bands:
+                x = first * timeline.width * step
+                # The last bin may reach past the session's last call: the band ends there.
+                width = max(min(size * timeline.width * step - gap, step * calls - x), 0.6)
+                move, length = _n(x - at), _n(width)
+                d.append(f"m{move} 0h{length}")
+                at += float(move) + float(length)  # where the pen is, rounding included
+            paths.append((shade, "".join(d)))
+        rows.append((y, row.agent, row.others, tuple(paths)))
+    short = []
+    long = []
+    for span in timeline.spans:
+        left, top = _n(span.first * step), _TL_TOP + span.row * _TL_ROW + 1
+        extent = _n(max((span.last + 1 - span.first) * step, 2.0))
+        if span.length >= first_threshold:
+            long.append(Stripe(left, str(top), extent, span.tool, span.length, span.line))
+        else:
+            short.append(f"M{left} {top + 7}h{extent}")  # a stroke 14 px wide, as the long runs' rects are tall
+    marks = "".join(f"M{_n((m.index + 0.5) * step)} {_TL_TOP + m.row * _TL_ROW + 2}l-3 -5h6z" for m in timeline.marks)
     height = _TL_TOP * 2 + max(len(rows), 1) * _TL_ROW
-    return TimelineDrawing(math.ceil(step * calls), height, _TL_ROW, tuple(rows), spans, marks)
+    return TimelineDrawing(math.ceil(step * calls), height, tuple(rows), "".join(short), tuple(long), marks)
