@@ -114,7 +114,7 @@ def test_a_state_of_another_version_is_discarded_with_one_warning(tmp_path, capl
 def test_chinese_templates():
     graph = agent(None, ScriptedModel(messages=iter(script())), GuardMiddleware(locale="zh"), interrupt=False)
     messages = graph.invoke(PROMPT)["messages"]
-    assert [text for kind, text in seen(messages) if kind == "guard"][0] == FIRST_ZH
+    assert next(text for kind, text in seen(messages) if kind == "guard") == FIRST_ZH
 
 
 def test_a_guard_file_of_ones_own(tmp_path):
@@ -128,7 +128,7 @@ def test_a_guard_file_of_ones_own(tmp_path):
 
 
 def test_an_engine_and_a_path_are_not_both_taken():
-    with pytest.raises(TypeError, match="^GuardMiddleware takes an engine, or a guard file path and locale, not both$"):
+    with pytest.raises(TypeError, match=r"^GuardMiddleware takes an engine, or a guard file path and locale, not both$"):
         GuardMiddleware(GuardMiddleware().engine, locale="zh")
 
 

@@ -116,7 +116,7 @@ def test_six_identical_calls_remind_after_the_third_and_the_fifth():
 
 def test_the_model_sees_the_reminder_before_its_next_turn():
     seen: list[list[str]] = []
-    turns = iter(SIX_SAME[:4] + ["done"])
+    turns = iter([*SIX_SAME[:4], "done"])
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen.append(shape(messages))

@@ -23,7 +23,8 @@ How it hooks in, through pydantic-ai's capability API (``AbstractCapability``; `
 An agent is keyed by ``ctx.run_id``: a new run is a new key and starts afresh, and an agent run inside a tool (a
 sub-agent, with this capability or another instance of it) has its own run id, so it keeps its own chains. The
 chains live in the engine's stores for the length of the run (memory, unless the engine was loaded with another
-store). Tested with pydantic-ai-slim 2.x (see the README for the versions).
+store). Tested with pydantic-ai-slim 2.58 to 2.68; before 2.58, content enqueued in ``before_model_request`` did not
+reach the request being prepared.
 
 The capability never raises into the run: a failure is logged once per kind (through the ``toolguards`` logger) and
 the step goes on without a reminder.
@@ -87,9 +88,8 @@ def _answers(requests: Sequence[ModelRequest]) -> dict[str, _Answer]:
     for request in requests:
         for part in request.parts:
             if isinstance(part, ToolReturnPart):
-                outcome = getattr(part, "outcome", "success")  # pydantic-ai before 2.60 has no outcomes
-                found[part.tool_call_id] = (part.model_response_str(), outcome in ("failed", "retried"))
-            elif isinstance(part, RetryPromptPart) and part.tool_name is not None:
+                found[part.tool_call_id] = (part.model_response_str(), part.outcome in ("failed", "retried"))
+            elif isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a retried call, in older 2.x
                 found[part.tool_call_id] = (part.model_response(), True)
     return found
 
