@@ -68,7 +68,7 @@ def test_the_chains_are_in_the_checkpoint_not_in_the_output(tmp_path):
     assert graph.get_state(THREAD).values[STATE_KEY] == {}
 
 
-def test_a_thread_resumed_in_another_process_goes_on_counting(tmp_path):
+def test_a_thread_resumed_in_another_process_goes_on_counting(tmp_path, caplog):
     path = str(tmp_path / "t.db")
     done = subprocess.run([sys.executable, "-W", "error", str(REPO / "tests" / "langchain_thread.py"), path, "2"],
                           capture_output=True, text=True, timeout=120)
@@ -76,7 +76,9 @@ def test_a_thread_resumed_in_another_process_goes_on_counting(tmp_path):
     # This process: a new checkpointer connection, a new middleware, the model's remaining turns.
     graph = agent(saver(path), ScriptedModel(messages=iter(script(start=4))), interrupt=False)
     assert graph.get_state(THREAD).next == ("tools",)
-    assert seen(graph.invoke(None, THREAD)["messages"]) == UNINTERRUPTED
+    with caplog.at_level(logging.DEBUG, logger="toolguards"):
+        assert seen(graph.invoke(None, THREAD)["messages"]) == UNINTERRUPTED
+    assert caplog.records == []
 
 
 def test_two_middleware_instances_alternating_steps_agree(tmp_path):

@@ -14,7 +14,7 @@ pytest.importorskip("agents", reason="the openai-agents extra is not installed: 
 
 from agents import Agent, ModelResponse, RunConfig, Runner, Usage, function_tool
 from agents.models.interface import Model
-from agents.run_config import CallModelData, ModelInputData
+from agents.run import CallModelData, ModelInputData
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 import toolguards as tg
@@ -101,9 +101,11 @@ def reminders(items: list[Any]) -> list[str]:
     return [item["content"] for item, kind in zip(items, shape(items), strict=True) if kind == "Guard"]
 
 
-def test_six_identical_calls_remind_after_the_third_and_the_fifth():
+def test_six_identical_calls_remind_after_the_third_and_the_fifth(caplog):
     model = ScriptedModel(*SIX_SAME)
-    result = Runner.run_sync(agent(model), "find x", run_config=config())
+    with caplog.at_level(logging.DEBUG, logger="toolguards"):
+        result = Runner.run_sync(agent(model), "find x", run_config=config())
+    assert caplog.records == []
     assert result.final_output == "done"
     last = model.inputs[-1]
     assert shape(last) == ["Prompt"] + ["Call", "Output"] * 3 + ["Guard"] + ["Call", "Output"] * 2 + ["Guard"] + [
@@ -258,7 +260,7 @@ def test_a_dropped_run_config_forgets_its_chains():
     forgotten: list[str] = []
     guard = GuardFilter()
     guard.engine.forget = forgotten.append  # type: ignore[method-assign]
-    run = guard.run_config()
+    run = config(guard)
     Runner.run_sync(agent(ScriptedModel(same("c1"), "done")), "go", run_config=run)
     key = run.call_model_input_filter.key("assistant")
     del run

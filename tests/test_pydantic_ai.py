@@ -97,8 +97,10 @@ SIX_SAME_SHAPE = ["Prompt"] + ["Call", "Return"] * 3 + ["Guard"] + ["Call", "Ret
     "Call", "Return", "Text"]
 
 
-def test_six_identical_calls_remind_after_the_third_and_the_fifth():
-    result = AGENT.run_sync("find x", model=scripted(*SIX_SAME))
+def test_six_identical_calls_remind_after_the_third_and_the_fifth(caplog):
+    with caplog.at_level(logging.DEBUG, logger="toolguards"):
+        result = AGENT.run_sync("find x", model=scripted(*SIX_SAME))
+    assert caplog.records == []
     messages = result.all_messages()
     assert shape(messages) == SIX_SAME_SHAPE
     assert reminders(messages) == [FIRST, FIFTH]

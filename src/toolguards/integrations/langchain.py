@@ -32,7 +32,8 @@ already built keeps its chains in the stores it was loaded with (memory, unless 
 An agent is keyed by ``runtime.execution_info``: its ``thread_id`` (else the ``run_id`` of the config, else the id of
 the first message of the run) plus ``checkpoint_ns`` less its last ``|``-segment, which names the current node and
 changes at every step. A sub-agent invoked inside a tool runs its own graph under the tool's namespace, with its own
-state, so it keeps its own chains. Tested with langchain 1.0–1.5, langgraph 1.1.5–1.2 and langchain-core 1.0–1.8.
+state, so it keeps its own chains. Tested with langchain 1.2.11–1.5, langgraph 1.1.5–1.2 and langchain-core
+1.2.10–1.8.
 
 The middleware never raises into the agent: a failure is logged once per kind (through the ``toolguards`` logger) and
 the step goes on without a reminder.

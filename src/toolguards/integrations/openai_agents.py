@@ -27,10 +27,11 @@ input and the items generated since). The filter
 An agent is the run plus the agent's name: each ``run_config()`` is a new run, with new chains. A handoff starts the
 new agent's own chains; the turn that handed off is counted for the agent that made it (the agent of the model call
 whose input that turn follows). A sub-agent run as a tool (``Agent.as_tool``) shares the parent's run config unless
-given its own, and keeps its own chains by its name. The chains live in the engine's stores (memory, unless the
+given its own (openai-agents 0.9 and later; before, pass it ``run_config=guard.run_config()``), and keeps its own
+chains by its name. The chains live in the engine's stores (memory, unless the
 engine was loaded with another store) until the run config is dropped. With a server-side conversation
 (``previous_response_id``, ``conversation_id``) the SDK sends only new items, without the calls, so nothing is
-counted. Tested with openai-agents 0.24.
+counted. Tested with openai-agents 0.9, 0.10 and 0.24.
 
 The filter never raises into the run: a failure is logged once per kind (through the ``toolguards`` logger) and the
 model call goes on with its input unchanged.
@@ -49,7 +50,7 @@ from typing import Any
 
 try:
     from agents import RunConfig
-    from agents.run_config import CallModelData, CallModelInputFilter, ModelInputData
+    from agents.run import CallModelData, CallModelInputFilter, ModelInputData  # where every tested version has them
 except ImportError as exc:  # pragma: no cover - depends on what is installed
     hint = "GuardFilter needs the openai-agents extra: pip install 'toolguards[openai-agents]'"
     raise ImportError(f"{hint} ({exc})") from exc

@@ -23,8 +23,8 @@ How it hooks in, through pydantic-ai's capability API (``AbstractCapability``; `
 An agent is keyed by ``ctx.run_id``: a new run is a new key and starts afresh, and an agent run inside a tool (a
 sub-agent, with this capability or another instance of it) has its own run id, so it keeps its own chains. The
 chains live in the engine's stores for the length of the run (memory, unless the engine was loaded with another
-store). Tested with pydantic-ai-slim 2.58 to 2.68; before 2.58, content enqueued in ``before_model_request`` did not
-reach the request being prepared.
+store). Tested with pydantic-ai-slim 2.58 to 2.68; before 2.58, content enqueued in ``before_model_request`` did
+not reach the request being prepared.
 
 The capability never raises into the run: a failure is logged once per kind (through the ``toolguards`` logger) and
 the step goes on without a reminder.
