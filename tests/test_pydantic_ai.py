@@ -138,6 +138,17 @@ def test_an_async_run_counts_the_same_way(event_loop):
     assert reminders(result.all_messages()) == [FIRST, FIFTH]
 
 
+def test_a_run_driven_node_by_node_counts_the_same_way(event_loop):
+    async def drive() -> list[ModelMessage]:
+        async with AGENT.iter("find x", model=scripted(*SIX_SAME)) as run:
+            async for _node in run:
+                pass
+        assert run.result is not None
+        return run.result.all_messages()
+
+    assert reminders(event_loop.run_until_complete(drive())) == [FIRST, FIFTH]
+
+
 def test_a_parallel_step_counts_in_emitted_order_and_adds_one_message():
     parallel = [*(("lookup", {"q": "x"}, f"p{i}") for i in range(2, 6)), ("lookup", {"q": "y"}, "p6")]
     messages = AGENT.run_sync("go", model=scripted(same("a1"), parallel, "done")).all_messages()

@@ -7,8 +7,8 @@ Install with ``pip install 'toolguards[pydantic-ai]'`` and give the capability t
 
     agent = Agent(model, tools=tools, capabilities=[GuardCapability()])
 
-How it hooks in, through pydantic-ai's capability API (``AbstractCapability``; ``agent.run``, ``run_sync``,
-``run_stream`` and ``iter`` alike, since they share the hooks):
+How it hooks in, through pydantic-ai's capability API (``AbstractCapability``; ``agent.run``, ``run_sync`` and
+``iter`` alike, tested, and ``run_stream``, whose requests go through the same hooks):
 
 - ``wrap_run`` starts the run's chains afresh (a run is one user prompt) and forgets them when the run ends, however
   it ends;
