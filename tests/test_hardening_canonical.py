@@ -1,19 +1,28 @@
 """The canonical form against an independent oracle written here, where it is most intricate: objects whose keys need
-JavaScript's order, integral floats, big integers, keys beyond U+FFFF, and text holding lone surrogates.
-test_canonical.py has the Node.js differential test and the order independence property; these run without Node."""
+JavaScript's order, integral floats, big integers, keys beyond U+FFFF, and text holding lone surrogates. Every test runs
+on both paths: as shipped (the fast path first) and with the fast path switched off. test_canonical.py has the Node.js
+differential test and the order independence property; these run without Node."""
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolguards import canonical_fast, jsformat
+from toolguards import canonical, canonical_fast, jsformat
 from toolguards.canonical import canonicalize
+
+
+@pytest.fixture(scope="module", autouse=True, params=["fast", "reference"])
+def canonical_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    canonical.use_fast_path(request.param == "fast")
+    yield request.param
+    canonical.use_fast_path(True)
 
 
 def _is_index(key: str) -> bool:
