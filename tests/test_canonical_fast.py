@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import enum
 import json
+import logging
 from collections import OrderedDict
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -103,6 +104,33 @@ DECLINED: dict[str, Any] = {
 def test_declines_what_only_the_reference_prints(value: Any) -> None:
     assert fast_text(value) is None
     assert canonicalize(value) == reference_text(value)
+
+
+def test_a_key_equal_to_a_remembered_str_is_still_left_to_the_reference(caplog: pytest.LogCaptureFixture) -> None:
+    # A memo lookup matches shapes by ==, and these keys equal "k": the fast path must check each key's type anyway.
+    class Key(str, enum.Enum):
+        K = "k"
+
+    class Spelled(str, enum.Enum):  # its text is "k", its value is not: the reference keys it by its value
+        K = "v"
+
+        def __new__(cls, value: str) -> Spelled:
+            member = str.__new__(cls, "k")
+            member._value_ = value
+            return member
+
+    assert fast_text({"k": 1}) == '{"k":1}'  # the shape ("k",) is remembered now
+    for key, expected in ((Text("k"), '{"k":1}'), (Key.K, '{"k":1}'), (Spelled.K, '{"v":1}')):
+        assert key == "k"
+        assert fast_text({key: 1}) is None
+        with caplog.at_level(logging.WARNING, logger="toolguards"):
+            assert canonicalize({key: 1}) == expected
+    assert [r.getMessage().split(";")[0] for r in caplog.records if r.name == "toolguards"] == [
+        "canonical form: a test_a_key_equal_to_a_remembered_str_is_still_left_to_the_reference.<locals>.Key is not a "
+        "JSON value",
+        "canonical form: a test_a_key_equal_to_a_remembered_str_is_still_left_to_the_reference.<locals>.Spelled is not "
+        "a JSON value",
+    ]
 
 
 def test_canonicalize_asks_the_reference_only_when_the_fast_path_declines(monkeypatch: pytest.MonkeyPatch) -> None:
