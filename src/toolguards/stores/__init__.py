@@ -4,7 +4,9 @@ Each store is one module of this package whose docstring is its reference; ``STO
 ``open_stores(url)`` turns a URL into the store factory that ``toolguards.load(..., stores=...)`` takes:
 
 - ``memory`` (the default): in this process, thread-safe (``toolguards.stores.memory``);
-- ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``).
+- ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``);
+- ``mapping``: in a JSON mapping the host keeps and hands in around each call, e.g. in a LangGraph checkpoint
+  (``toolguards.stores.mapping``).
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 from urllib.parse import urlsplit
 
-from . import memory, sqlite
+from . import mapping, memory, sqlite
 from .base import StateStore, StateType, Step, StoreFactory
+from .mapping import MappingStore, holding
 from .memory import MemoryStore
 from .sqlite import SqliteDatabase, SqliteStore
 
 __all__ = [
     "STORES",
+    "MappingStore",
     "MemoryStore",
     "SqliteDatabase",
     "SqliteStore",
@@ -27,11 +31,12 @@ __all__ = [
     "StateType",
     "Step",
     "StoreFactory",
+    "holding",
     "open_stores",
 ]
 
 #: Store modules by URL scheme; each has ``from_url(url) -> StoreFactory``.
-STORES: Mapping[str, ModuleType] = MappingProxyType({"memory": memory, "sqlite": sqlite})
+STORES: Mapping[str, ModuleType] = MappingProxyType({"memory": memory, "sqlite": sqlite, "mapping": mapping})
 
 
 def open_stores(url: str) -> StoreFactory:
