@@ -4,7 +4,9 @@ Each store is one module of this package whose docstring is its reference; ``STO
 ``open_stores(url)`` turns a URL into the store factory that ``toolguards.load(..., stores=...)`` takes:
 
 - ``memory`` (the default): in this process, thread-safe (``toolguards.stores.memory``);
-- ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``).
+- ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``);
+- ``redis://HOST:PORT/DB`` (``rediss://`` over TLS): one Redis database shared by many replicas on many machines
+  (``toolguards.stores.redis``; the client comes with the ``redis`` extra, imported only when such a store opens).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 from urllib.parse import urlsplit
 
-from . import memory, sqlite
-from .base import StateStore, StateType, Step, StoreFactory
+from . import memory, redis, sqlite
+from .base import StateStore, StateType, Step, StoreError, StoreFactory
 from .memory import MemoryStore
 from .sqlite import SqliteDatabase, SqliteStore
 
@@ -26,12 +28,15 @@ __all__ = [
     "StateStore",
     "StateType",
     "Step",
+    "StoreError",
     "StoreFactory",
     "open_stores",
 ]
 
 #: Store modules by URL scheme; each has ``from_url(url) -> StoreFactory``.
-STORES: Mapping[str, ModuleType] = MappingProxyType({"memory": memory, "sqlite": sqlite})
+STORES: Mapping[str, ModuleType] = MappingProxyType(
+    {"memory": memory, "sqlite": sqlite, "redis": redis, "rediss": redis}
+)
 
 
 def open_stores(url: str) -> StoreFactory:

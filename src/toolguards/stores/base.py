@@ -12,13 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["StateStore", "StateType", "Step", "StoreFactory", "discarded_state"]
+__all__ = ["StateStore", "StateType", "Step", "StoreError", "StoreFactory", "discarded_state"]
 
 R = TypeVar("R")
 S = TypeVar("S")
 
 #: A guard's chain step: the agent's current state (None: none yet) → (its new state or None, the step's result).
 Step = Callable[[Any], tuple[Any, R]]
+
+
+class StoreError(Exception):
+    """A store could not read or write a state (its server is unreachable, say); the message names no secret.
+
+    The engine treats it like any guard failure (the guard adds nothing to that call); a service counts it apart.
+    """
 
 
 class StateType(Protocol[S]):
