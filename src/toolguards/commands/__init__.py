@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
-from . import hook, replay, schema, validate
+from . import hook, replay, schema, serve, validate
 
 __all__ = ["COMMANDS"]
 
@@ -15,5 +15,6 @@ COMMANDS: Mapping[str, ModuleType] = MappingProxyType(
         "validate": validate,
         "replay": replay,
         "schema": schema,
+        "serve": serve,
     }
 )
