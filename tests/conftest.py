@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +52,23 @@ def write_guard_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callabl
         return name
 
     return write
+
+
+WRONG_TYPED: tuple[Any, ...] = (None, 7, "", [], {}, [{"type": 1}])
+
+
+def wrong_typed(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
+    """Every way to give one member or element of a JSON value a value of another type: (path, wrong value, the
+    whole value with it), for the importers' tests that no field of the wrong type makes them raise."""
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        for wrong in WRONG_TYPED:
+            yield (*path, key), wrong, _replaced(value, key, wrong)
+        for inner, wrong, variant in wrong_typed(child, (*path, key)):
+            yield inner, wrong, _replaced(value, key, variant)
+
+
+def _replaced(value: Any, key: Any, new: Any) -> Any:
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[key] = new
+    return copy

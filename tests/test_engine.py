@@ -191,6 +191,9 @@ def test_calls_without_an_agent_are_ignored_and_next_is_returned_as_is():
     sentinel = object()
     for _ in range(3):
         assert eng.post_execute(tg.ToolEvent("grep", {}, agent=None), next=lambda: sentinel) is sentinel
+    fresh = engine(thresholds=[2])
+    for _ in range(3):  # not counted, so never a reminder: the decision is the plain accept
+        assert fresh.post_execute(tg.ToolEvent("grep", {}, agent=None)) == tg.PostToolDecision()
     assert fired(eng, [("grep", {})]) == []
 
 
@@ -392,10 +395,15 @@ class Exploding:
     "arguments",
     [Exploding(), {1: b"\xff", 2.5: {3, 4}}, float("nan"), [[[]]], "x" * 1000],
 )
-def test_never_raises_for_odd_arguments(arguments):
-    eng = engine(thresholds=[2])
-    decisions = [eng.post_execute(tg.ToolEvent("t", arguments, agent="a")) for _ in range(2)]
-    assert all(isinstance(d, tg.PostToolDecision) for d in decisions)
+def test_never_raises_for_odd_arguments_and_still_counts(arguments, caplog):
+    failed: list[str] = []
+    eng = tg.from_mapping({"guards": [{"id": "repeat-tool-reminder", "config": {"thresholds": [2]}}]},
+                          on_failure=lambda guard, what, exc: failed.append(f"{guard}.{what}: {exc!r}"))
+    with caplog.at_level(logging.WARNING, logger="toolguards"):
+        decisions = [eng.post_execute(tg.ToolEvent("t", arguments, agent="a")) for _ in range(2)]
+    assert [len(d.additional_contexts) for d in decisions] == [0, 1]
+    assert failed == []
+    assert [r.getMessage() for r in caplog.records if not r.getMessage().startswith("canonical form: ")] == []
 
 
 def test_a_failing_guard_is_logged_once_and_the_host_gets_its_decision(caplog, monkeypatch):

@@ -11,6 +11,8 @@ import dataclasses
 import datetime
 import enum
 import fractions
+import itertools
+import logging
 import math
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -171,30 +173,83 @@ VALUES = st.recursive(
 )
 
 
+class Failures:
+    """What the engines told their ``on_failure`` callback: every failure they swallowed."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str | None, str, str]] = []
+
+    def __call__(self, guard_id: str | None, what: str, exc: BaseException) -> None:
+        self.heard.append((guard_id, what, type(exc).__name__))
+
+
 @pytest.fixture(scope="module")
-def engines() -> list[tg.Engine]:
-    return [tg.load_default(), tg.from_mapping(EVERY_KIND)]
+def failures() -> Failures:
+    return Failures()
 
 
-def post_all(engines: list[tg.Engine], event: tg.ToolEvent, times: int = 3) -> None:
-    """Post the event ``times`` times to each engine (a run, so reminders and blocks fire), alone and before a
-    downstream decision."""
+@pytest.fixture(scope="module")
+def engines(failures: Failures) -> list[tg.Engine]:
+    return [tg.load_default(on_failure=failures), tg.from_mapping(EVERY_KIND, on_failure=failures)]
+
+
+@pytest.fixture
+def quiet(failures: Failures, caplog: pytest.LogCaptureFixture) -> Any:
+    """Checks, after the test, that no guard failed and nothing but canonical-form notices was logged."""
+    failures.heard.clear()
+    with caplog.at_level(logging.DEBUG, logger="toolguards"):
+        yield failures
+    assert failures.heard == []
+    assert [r.getMessage() for r in caplog.records if not r.getMessage().startswith("canonical form: ")] == []
+
+
+_agents = itertools.count()
+
+
+def counts(engine: tg.Engine, event: tg.ToolEvent, times: int) -> list[tuple[str, int]]:
+    """Post the event ``times`` times for a fresh agent; the (guard, count) of every reminder, in order."""
+    event = dataclasses.replace(event, agent=f"agent-{next(_agents)}")
+    found = []
+    for _ in range(times):
+        decision = engine.post_execute(event)
+        assert isinstance(decision, tg.PostToolDecision)
+        found += [(e.reminder.guard, e.reminder.count) for e in decision.additional_contexts if e.reminder]
+    return found
+
+
+def post_all(engines: list[tg.Engine], event: tg.ToolEvent) -> None:
+    """The shipped default reminds at 3 and the every-kind file's repeat guard at 2, alone and before a downstream
+    decision (whose feedback and contexts survive)."""
+    default, every_kind = engines
+    assert counts(default, event, 3) == [("repeat-tool-reminder", 3)]
+    assert ("repeat-tool-reminder", 2) in counts(every_kind, event, 2)
+    event = dataclasses.replace(event, agent=f"agent-{next(_agents)}")
+    downstream = tg.PostToolDecision(feedback="downstream", additional_contexts=(tg.ContextEntry("d", {}),))
     for engine in engines:
-        for _ in range(times):
-            assert isinstance(engine.post_execute(event), tg.PostToolDecision)
-            downstream = engine.post_execute(event, next=lambda: tg.PostToolDecision(feedback="downstream"))
-            assert isinstance(downstream, tg.PostToolDecision)
+        decision = engine.post_execute(event, next=lambda: downstream)
+        assert decision.feedback == "downstream" and decision.additional_contexts[-1].text == "d"
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
-@given(arguments=VALUES, result=VALUES, tool=st.text() | pick(ODD), call_id=st.none() | st.text() | VALUES,
-       error=st.none() | st.text() | pick(ODD))
-def test_the_guard_never_raises(engines: list[tg.Engine], arguments: Any, result: Any, tool: Any, call_id: Any,
-                                error: Any) -> None:
-    event = tg.ToolEvent(tool=tool, arguments=arguments, agent="agent", call_id=call_id, result=result, error=error)
+@given(arguments=VALUES, result=VALUES, tool=st.text(), call_id=st.none(), error=st.none() | st.text() | pick(ODD))
+def test_the_guard_never_raises_and_still_counts(engines: list[tg.Engine], quiet: Failures, arguments: Any,
+                                                 result: Any, tool: str, call_id: Any, error: Any) -> None:
+    event = tg.ToolEvent(tool=tool, arguments=arguments, call_id=call_id, result=result, error=error)
     post_all(engines, event)
     assert isinstance(canonicalize(arguments), str)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=pick(ODD), call_id=VALUES)
+def test_odd_tool_names_and_call_ids_never_raise(engines: list[tg.Engine], failures: Failures, tool: Any,
+                                                 call_id: Any) -> None:
+    # A tool name whose str() raises cannot be keyed: the engine reports that one failure and adds nothing.
+    failures.heard.clear()
+    event = tg.ToolEvent(tool=tool, arguments={"q": 1}, agent="agent", call_id=call_id)
+    for engine in engines:
+        assert isinstance(engine.post_execute(event), tg.PostToolDecision)
+    assert {what for _, what, _ in failures.heard} <= {"post_execute", "observe"}
 
 
 def _deep(depth: int, container: str) -> Any:
@@ -232,22 +287,37 @@ HEAVY = {
 
 
 @pytest.mark.parametrize("value", list(HEAVY.values()), ids=list(HEAVY))
-def test_the_guard_never_raises_on_heavy_values(engines: list[tg.Engine], value: Any) -> None:
+def test_the_guard_never_raises_on_heavy_values(engines: list[tg.Engine], quiet: Failures, value: Any) -> None:
     every_kind = engines[1]  # the shipped default's guard is one of its guards
-    for tool in ("t", "x"):  # twice, the second call under rules that compare results (resultAware)
-        event = tg.ToolEvent(tool=tool, arguments=value, agent="agent", result=value, error="boom", call_id=tool)
-        assert isinstance(every_kind.post_execute(event), tg.PostToolDecision)
+    for tool in ("t", "x"):  # the first under an override, the second under rules that compare results (resultAware)
+        event = tg.ToolEvent(tool=tool, arguments=value, result=value, error="boom")
+        found = counts(every_kind, event, 2)
+        assert ("repeat-tool-reminder", 2) in found and ("repeated-error-reminder", 2) in found
 
 
 @pytest.mark.parametrize(
-    "agent", [[], {"a": 1}, Raising(), RaisingHashable(), RaisingGetattr(), BadStr("x"), 10**5000, float("nan")],
+    ("agent", "failure"),
+    [([], "TypeError"), ({"a": 1}, "TypeError"), (Raising(), None), (RaisingHashable(), None), (RaisingGetattr(), None),
+     (BadStr("x"), "RuntimeError"), (10**5000, None), (float("nan"), None)],
     ids=["list", "dict", "raising", "raising-hashable", "raising-getattr", "bad-str", "huge-int", "nan"],
 )
-def test_the_guard_never_raises_on_odd_agents(engines: list[tg.Engine], agent: Any) -> None:
-    post_all(engines, tg.ToolEvent(tool="grep", arguments={"q": 1}, agent=agent), times=4)
+def test_the_guard_never_raises_on_odd_agents(engines: list[tg.Engine], failures: Failures, agent: Any,
+                                               failure: str | None) -> None:
+    # An agent that can be neither weakly referenced nor hashed cannot be keyed: the guard reports the error of
+    # hashing it and adds nothing; any other agent is counted like a string id.
+    counted = failure is None
+    failures.heard.clear()
+    default = engines[0]
+    event = tg.ToolEvent(tool="grep", arguments={"q": 1}, agent=agent)
+    reminded = [e.reminder.count for _ in range(3) for e in default.post_execute(event).additional_contexts
+                if e.reminder]
+    assert reminded == ([3] if counted else [])
+    assert failures.heard == ([] if counted else [("repeat-tool-reminder", "observe", failure)] * 3)
     for engine in engines:
         engine.pre_step(agent, user_prompt=True)
         engine.forget(agent)
+    if counted:
+        assert [e.reminder.count for e in default.post_execute(event).additional_contexts if e.reminder] == []
 
 
 # A reminder's length: its template rendered around the call, plus at most argumentsPreviewChars of arguments, plus

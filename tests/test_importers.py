@@ -19,7 +19,7 @@ FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 
 
 def test_the_registry_names_every_format_in_order():
-    assert FORMATS == ("events", "dsh", "openai", "anthropic", "claude-code")
+    assert FORMATS == ("events", "dsh", "openai", "anthropic", "claude-code", "codex", "gemini", "otel")
     assert tuple(READERS) == FORMATS
 
 
@@ -30,7 +30,7 @@ def test_every_format_module_documents_its_format():
 
 
 def test_an_unknown_format_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"unknown input format 'csv' \(known: events, dsh, openai, anthropic, claude-code\)"):
+    with pytest.raises(ValueError, match=r"unknown input format 'csv' \(known: events, dsh, openai, anthropic, claude-code, codex, gemini, otel\)"):
         read_records("csv", "x", io.StringIO(""))
 
 
@@ -156,10 +156,13 @@ LINE_MAKERS: dict[str, Callable[[int], str]] = {
     "openai": lambda n: json.dumps({"role": "user", "content": f"prompt {n}"}),
     "anthropic": lambda n: json.dumps({"role": "user", "content": f"prompt {n}"}),
     "claude-code": lambda n: json.dumps({"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
+    "codex": lambda n: json.dumps({"timestamp": "t", "type": "event_msg", "payload": {"type": "user_message", "message": "hi"}}),
+    "gemini": lambda n: json.dumps({"id": f"m{n}", "timestamp": "t", "type": "user", "content": [{"text": "hi"}]}),
 }
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+# otel is the one format read whole: a trace's spans are exported children first, and its calls come in time order.
+@pytest.mark.parametrize("fmt", [fmt for fmt in FORMATS if fmt != "otel"])
 def test_json_lines_stream(fmt):
     consumed: list[int] = []
 
@@ -190,3 +193,33 @@ def test_json_lines_stream(fmt):
 def test_a_byte_order_mark_is_not_an_error(fmt, text):
     [record] = read_records(fmt, "a.jsonl", io.StringIO(text))
     assert isinstance(record, Record) and (record.kind, record.line, record.user_prompt) == ("pre-step", 1, True)
+
+
+def fixture_values(path: Path) -> list[object]:
+    """What a detector decodes from a file: each line of JSON Lines; the whole document, and each element of an
+    array (any of which could be a line of a JSON Lines input), of a one-document file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    document = json.loads(text)
+    return [document, *document] if isinstance(document, list) else [document]
+
+
+OWN_FOLDERS = {"codex": "codex-rollout", "gemini": "gemini-cli", "otel": "otel-genai"}
+
+
+@pytest.mark.parametrize("fmt", list(OWN_FOLDERS))
+def test_identifies_its_own_fixtures_and_no_other(fmt):
+    identifies = importlib.import_module(f"toolguards.replay.importers.{fmt}").identifies
+    files = sorted(path for path in FIXTURES.rglob("*") if path.suffix in (".json", ".jsonl"))
+    if not files:
+        pytest.skip(f"the shared fixtures are not here: {FIXTURES} (a checkout without ../shared)")
+    own = [path for path in files if path.parent == FIXTURES / "hosts" / "sessions" / OWN_FOLDERS[fmt]]
+    assert own
+    for path in files:
+        hits = [identifies(value) for value in fixture_values(path)]
+        if path in own:
+            assert hits[0], path  # the first record tells
+            assert fmt != "codex" or all(hits), path  # every rollout line has the envelope
+        else:
+            assert not any(hits), path

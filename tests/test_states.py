@@ -11,11 +11,11 @@ import pytest
 import toolguards as tg
 from toolguards.kinds import BUILTIN_KINDS
 from toolguards.kinds.cycle_reminder import CycleState, Remembered
-from toolguards.kinds.repeat_tool_reminder import Run, TrackedRun
+from toolguards.kinds.repeat_tool_reminder import TrackedRun
 from toolguards.kinds.repeated_error_reminder import ErrorRun
 
 STATES: list[tuple[str, Any]] = [
-    ("repeat-tool-reminder", Run(-5, 2)),
+    ("repeat-tool-reminder", (-5, 2)),  # a Run
     ("repeat-tool-reminder", TrackedRun(7, 3, ("c1", "c2"), None)),
     ("repeat-tool-reminder", TrackedRun(7, 1, None, -99)),
     ("cycle-reminder", CycleState((Remembered(1, "read", '{"p":1}', 0), Remembered(2, "run", "{}", 4)), (1, 0, 0),

@@ -177,12 +177,11 @@ class RepeatReminder(Reminder):
         return found
 
 
-class Run(NamedTuple):
-    """An agent's chain while its calls carry no call id and no result is compared, as most do: the smallest state
-    keeps memory per tracked agent low."""
-
-    digest: int  #: of the last tracked call's key
-    length: int  #: its run length
+#: An agent's chain while its calls carry no call id and no result is compared, as most do: (digest of the last
+#: tracked call's key, its run length). A plain tuple rather than a NamedTuple, on purpose: an instance of a tuple
+#: subclass costs 8 bytes more, and this is the state of nearly every tracked agent (the memory target is 256 bytes
+#: per agent). It is told apart from ``TrackedRun`` by its type, never by its length.
+Run = tuple[int, int]
 
 
 class TrackedRun(NamedTuple):
@@ -196,8 +195,7 @@ class TrackedRun(NamedTuple):
 
 
 _State = Run | TrackedRun
-_new = tuple.__new__  # builds a named tuple in one C call: the chain step runs on every call
-
+_new = tuple.__new__  # builds a TrackedRun in one C call, without its generated __new__
 
 class _RunState:
     """The persisted form of the chain: ``{"digest", "count"}``, plus ``callIds`` and ``result`` when tracked."""
@@ -206,11 +204,11 @@ class _RunState:
     version = 1
 
     def to_json(self, state: _State) -> dict[str, Any]:
-        found: dict[str, Any] = {"digest": state.digest, "count": state.length}
         if isinstance(state, TrackedRun):
-            found["callIds"] = None if state.call_ids is None else list(state.call_ids)
-            found["result"] = state.result
-        return found
+            ids = None if state.call_ids is None else list(state.call_ids)
+            return {"digest": state.digest, "count": state.length, "callIds": ids, "result": state.result}
+        digest, length = state
+        return {"digest": digest, "count": length}
 
     def from_json(self, data: Any) -> _State:
         if not isinstance(data, dict) or not set(data) <= {"digest", "count", "callIds", "result"}:
@@ -219,7 +217,7 @@ class _RunState:
         if not (_is_int(digest) and _is_int(count) and count >= 1 and (result is None or _is_int(result))):
             raise ValueError("a repeat-tool-reminder state needs integers `digest` and `count`")
         if "callIds" not in data and "result" not in data:
-            return Run(digest, count)
+            return (digest, count)
         return TrackedRun(digest, count, call_ids_from_json(data.get("callIds")), result)
 
 
@@ -236,12 +234,12 @@ def _advance(
     if state is None:
         same, count = False, 0
     else:
-        if isinstance(state, Run):
-            last, count = state
-        else:
+        if isinstance(state, TrackedRun):
             last, count, ids, last_result = state
             if seen_call_id(ids, call_id):
                 return state, None
+        else:
+            last, count = state
         same = last == digest
         if same and result is not None and last_result is not None and result != last_result:
             same = False  # resultAware: the same call got a different answer, so it is making progress
@@ -249,7 +247,7 @@ def _advance(
     kept = result if result is not None else (last_result if same else None)
     ids = remember_call_id(ids, call_id)
     if ids is None and kept is None:
-        return _new(Run, (digest, count)), count
+        return (digest, count), count
     return _new(TrackedRun, (digest, count, ids, kept)), count
 
 

@@ -1,13 +1,16 @@
-"""The session importers of ``toolguards replay``: recorded sessions in six shapes, read as one stream of records.
+"""The session importers of ``toolguards replay``: recorded sessions in eight formats, read as one stream of records.
 
 Each format has a module whose docstring documents the format as we read it: ``events`` (toolguards' own JSON
 Lines), ``dsh`` (the reference harness's session logs), ``openai`` (Chat Completions message lists), ``anthropic``
-(Messages API lists) and ``claude_code`` (Claude Code transcripts); ``detect`` decides which one an input is.
+(Messages API lists), ``claude_code`` (Claude Code transcripts), ``codex`` (Codex CLI rollouts), ``gemini`` (Gemini
+CLI chat recordings) and ``otel`` (OpenTelemetry GenAI traces); ``detect`` decides which one an input is.
 
 Every importer yields ``Record``s in input order — a tool call once its result has arrived or its step has ended,
 so each post-execute carries its outcome — and an ``InputError`` for a malformed line, in its place in the order,
 then carries on with the next line (a one-document JSON input cannot carry on past a syntax error: it ends there).
 JSON Lines inputs stream; a one-document JSON input is read whole, each message keeping the line where it starts.
+Traces (``otel``) are the exception: read whole, since a trace's spans are exported children first, their records
+come trace by trace in start-time order, after the input's problems.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from ..records import InputError, Record
-from . import anthropic, claude_code, dsh, events, openai
+from . import anthropic, claude_code, codex, dsh, events, gemini, openai, otel
 from ._json import Lines
 from .detect import detect_format
 
@@ -37,6 +40,9 @@ READERS: Mapping[str, Reader] = MappingProxyType(
         "openai": openai.read,
         "anthropic": anthropic.read,
         "claude-code": claude_code.read,
+        "codex": codex.read,
+        "gemini": gemini.read,
+        "otel": otel.read,
     }
 )
 FORMATS: tuple[str, ...] = tuple(READERS)

@@ -1,24 +1,27 @@
 """JSON helpers the importers share: strict decoding with our own messages, JSON Lines, one-document message lists.
 
 A one-document input (a JSON array of messages, or an object with a ``messages`` array) is decoded element by element
-with ``json.JSONDecoder.raw_decode``, so each message keeps the 1-based line where it starts in the file.
+with ``json.JSONDecoder.raw_decode``, so each message keeps the 1-based line where it starts in the file; ``located``
+walks deeper documents (OTLP's ``resourceSpans[].scopeSpans[].spans[]``) the same way.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any, NamedTuple, Protocol
 
 from ..records import InputError, Record
 
 __all__ = [
     "Lines",
+    "Located",
     "joined_text",
     "json_lines",
     "json_type",
     "loads",
+    "located",
     "message_list",
     "messages",
     "outcome",
@@ -213,6 +216,40 @@ class _Document:
                 return
             self.expect(",", "',' or ']' after an array element")
 
+    def items(self) -> Iterator[int]:
+        """The elements of the array that starts at ``index``, each as the line where it starts: the caller reads the
+        element (``value``, or a walk of its own) before the next one is sought."""
+        self.expect("[", "a JSON array")
+        if self.skip_space() == "]":
+            self.index += 1
+            return
+        while True:
+            self.skip_space()
+            yield self.line_at(self.index)
+            if self.skip_space() == "]":
+                self.index += 1
+                return
+            self.expect(",", "',' or ']' after an array element")
+
+    def members(self) -> Iterator[tuple[str, int]]:
+        """The members of the object that starts at ``index``, each as its key and the line where its value starts:
+        the caller reads the value before the next member is sought."""
+        self.expect("{", "a JSON object")
+        if self.skip_space() == "}":
+            self.index += 1
+            return
+        while True:
+            if self.skip_space() != '"':
+                raise _Syntax(self.index, "expected a string as an object key")
+            key = self.value()
+            self.expect(":", "':' after an object key")
+            self.skip_space()
+            yield key, self.line_at(self.index)
+            if self.skip_space() == "}":
+                self.index += 1
+                return
+            self.expect(",", "',' or '}' after an object member")
+
     def messages_member(self) -> Iterator[tuple[int, Any]]:
         """The elements of the ``messages`` array of the object that starts at ``index``; other members are skipped."""
         self.expect("{", "a JSON object")
@@ -300,3 +337,68 @@ def tool_use(block: Any, line: int, agent: str) -> Record | str | None:
         arguments=block.get("input", {}),
         call_id=call_id if isinstance(call_id, str) else None,
     )
+
+
+class Located(NamedTuple):
+    """A value of a one-document input and the 1-based line where it starts: an element of the array at ``route``
+    (``element``), or the value of the member that ``route`` ends with."""
+
+    route: tuple[str, ...]
+    line: int
+    value: Any
+    element: bool
+
+
+def located(path: str, text: str, routes: Collection[tuple[str, ...]]) -> Iterator[Located | InputError]:
+    """Walk a one-document input that is a JSON object, keeping each value's line: every element of an array found
+    along one of ``routes`` (object keys, through arrays of objects: ``("resourceSpans", "scopeSpans", "spans")``)
+    as an element of the whole route, and every other top-level member as a member under its own key. A member on a
+    route that is not an array comes as that member, and an element of an inner array that is not an object as an
+    element of the route so far, so the caller can say what is wrong; other members of inner objects are passed
+    over. A syntax error ends the input."""
+    trie: dict[str, Any] = {}
+    for route in routes:
+        node = trie
+        for key in route:
+            node = node.setdefault(key, {})
+    document = _Document(text)
+    try:
+        if document.skip_space() != "{":
+            raise _Syntax(document.index, "expected a JSON object")
+        yield from _located_members(document, trie, (), top=True)
+        if document.skip_space():
+            raise _Syntax(document.index, "extra data after the JSON document")
+    except _Syntax as exc:
+        yield _syntax_error(path, text, document, exc)
+
+
+def _located_members(
+    document: _Document, trie: dict[str, Any], route: tuple[str, ...], *, top: bool
+) -> Iterator[Located]:
+    for key, line in document.members():
+        if key in trie:
+            yield from _located_array(document, trie[key], (*route, key), line)
+        elif top:
+            yield Located((key,), line, document.value(), element=False)
+        else:
+            document.value()
+
+
+def _located_array(document: _Document, trie: dict[str, Any], route: tuple[str, ...], line: int) -> Iterator[Located]:
+    if document.skip_space() != "[":
+        yield Located(route, line, document.value(), element=False)
+        return
+    for element in document.items():
+        if trie and document.skip_space() == "{":
+            yield from _located_members(document, trie, route, top=False)
+        else:
+            yield Located(route, element, document.value(), element=True)
+
+
+def _syntax_error(path: str, text: str, document: _Document, exc: _Syntax) -> InputError:
+    if exc.index is None:
+        return InputError(path, 1, exc.message)
+    if exc.index >= len(text):
+        return InputError(path, document.line_at(exc.index), exc.message)
+    column = exc.index - text.rfind("\n", 0, exc.index)
+    return InputError(path, document.line_at(exc.index), f"{exc.message} at column {column}")

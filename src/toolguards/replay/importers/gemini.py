@@ -1,0 +1,232 @@
+"""The ``gemini`` format: Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/session-<time>-<id>.json[l]``).
+
+Two forms, both read:
+
+- the older single JSON document, ``{"sessionId", "projectHash", "startTime", "lastUpdated", "messages": [...]}``,
+  read whole, each record keeping the line where its message starts;
+- the current JSON Lines form, streamed: a metadata line (``sessionId``, ``projectHash``, ``kind``...), then one line
+  per message — a message is written again, whole, under the same ``id`` each time it changes (its tool calls and
+  their results are added to it) — and ``{"$set": {...}}`` lines that update the metadata.
+
+What this importer reads:
+
+- the session's ``sessionId`` (the metadata line, or a ``$set`` that changes it) labels the agent: one session is one
+  agent (a sub-agent's own recording is a session of its own); before any, the file name without its extension.
+- a ``gemini`` message's ``toolCalls`` — each entry (``id``, ``name``, ``args``) is a post-execute the first time its
+  ``id`` is seen; its outcome is the ``functionResponse`` in its ``result`` parts (the first time a version of the
+  message carries one): ``response.output`` as the result (the whole ``response`` when it has no ``output``), or
+  ``response.error`` as the call's error. The call's ``status`` is not read, and nothing marks a call denied:
+  ``denied`` is always false.
+- a ``user`` message — a user prompt (a pre-step with ``user_prompt``), once per message ``id``: every user turn Gemini
+  CLI records counts, its own ``System: Please continue.`` turns among them.
+- a ``$set`` of ``messages`` (Gemini CLI rewrites the whole history so when it masks old tool output) — its messages
+  are read as above, so only calls not seen before count.
+
+Every other line — ``info``, ``error`` and ``warning`` messages, ``$rewindTo`` (the calls it takes back were run, and
+replay keeps them), a line of any other shape, and a known entry whose fields have the wrong types — is a ``skipped``
+record labelled by its type (``info``, ``$rewindTo``, ``toolCall``, ``message``). A message with a new ``id`` ends the
+previous message's step: a call still without a result then keeps none.
+
+Example (JSON Lines: a call recorded, then its message written again with the result)::
+
+    {"sessionId":"0ab84937-...","projectHash":"9da8...","startTime":"...","lastUpdated":"...","kind":"main"}
+    {"id":"m1","timestamp":"...","type":"user","content":[{"text":"read the README"}]}
+    {"$set":{"lastUpdated":"..."}}
+    {"id":"m2","timestamp":"...","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"read_file",
+     "args":{"file_path":"README.md"},"status":"executing"}]}
+    {"id":"m2","timestamp":"...","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"read_file",
+     "args":{"file_path":"README.md"},"status":"success","result":[{"functionResponse":{"id":"c1",
+     "name":"read_file","response":{"output":"# Title"}}}]}]}
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import PurePath
+from typing import Any
+
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ._json import Lines, Located, json_lines, json_type, loads, located, parse_arguments
+from .pending import LIMIT, Pending
+
+__all__ = ["FILE_NAME", "identifies", "read"]
+
+#: The name Gemini CLI gives a main session's recording (matched against the whole file name).
+FILE_NAME: re.Pattern[str] | None = re.compile(r"session-\d{4}-\d\d-\d\dT\d\d-\d\d-.+\.jsonl?")
+
+_SKIPPED_MESSAGES = frozenset({"info", "error", "warning"})
+
+
+def identifies(value: Any) -> bool:
+    """Whether a decoded JSON value is a Gemini CLI recording or one of its lines: a session (a string ``sessionId``
+    and ``projectHash``), a ``$set`` or ``$rewindTo`` line, or a ``gemini`` message."""
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str):
+        return True
+    if isinstance(value.get("$set"), dict) or isinstance(value.get("$rewindTo"), str):
+        return len(value) == 1
+    return value.get("type") == "gemini" and isinstance(value.get("id"), str) and "content" in value
+
+
+def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
+    """The records of one Gemini CLI recording, in input order."""
+    del options  # no option concerns this format
+    reader = _Reader(PurePath(path).stem or path)
+    iterator = iter(lines)
+    blank = 0
+    for raw in iterator:
+        first = raw.removeprefix("\ufeff") if blank == 0 else raw  # a byte-order mark some editors write
+        if first.strip():
+            break
+        blank += 1
+    else:
+        return
+    try:
+        loads(first)
+    except ValueError:
+        yield from reader.document(path, "\n" * blank + first + lines.read())  # one document, spread over lines
+        return
+    for item in json_lines(path, itertools.chain([first], iterator), start=blank):
+        if isinstance(item, InputError):
+            reader.pending.add(item)
+        elif isinstance(item[1], dict):
+            reader.line(*item)
+        else:
+            reader.pending.add(InputError(path, item[0], f"expected a JSON object, not {json_type(item[1])}"))
+        yield from reader.pending.release()
+    yield from reader.pending.finish()
+
+
+class _Reader:
+    def __init__(self, fallback: str) -> None:
+        self.pending = Pending()
+        self.agent = fallback
+        self.message: str | None = None  # the id of the message being recorded
+        self.seen: OrderedDict[str, None] = OrderedDict()  # the ids of the user messages and calls already read
+
+    def document(self, path: str, text: str) -> Iterator[Record | InputError]:
+        """The records of a single-JSON recording: its session id first, wherever the document puts it."""
+        messages: list[Located | InputError] = []
+        session = False
+        for item in located(path, text, [("messages",)]):
+            if isinstance(item, InputError) or item.element:
+                messages.append(item)
+            elif item.route == ("messages",):
+                problem = f'"messages" must be an array, not {json_type(item.value)}'
+                messages.append(InputError(path, item.line, problem))
+            elif item.route == ("sessionId",) and isinstance(item.value, str) and item.value:
+                self.agent, session = item.value, True
+        if not messages and not session:
+            messages.append(InputError(path, 1, 'not a Gemini CLI recording: no "sessionId" and no "messages"'))
+        for entry in messages:
+            if isinstance(entry, InputError):
+                self.pending.add(entry)
+            elif isinstance(entry.value, dict) and isinstance(entry.value.get("id"), str):
+                self.entry(entry.line, entry.value)
+            else:
+                self.skip(entry.line, "message")
+            yield from self.pending.release()
+        yield from self.pending.finish()
+
+    def line(self, number: int, value: dict[str, Any]) -> None:
+        """One line of the JSON Lines form."""
+        if isinstance(value.get("id"), str):
+            self.entry(number, value)
+        elif isinstance(value.get("$set"), dict):
+            self.metadata(number, value["$set"])
+        elif "$rewindTo" in value:
+            self.skip(number, "$rewindTo")
+        elif isinstance(value.get("sessionId"), str):
+            self.metadata(number, value)
+        else:
+            self.skip(number, "(unknown line)")
+
+    def metadata(self, line: int, values: dict[str, Any]) -> None:
+        session = values.get("sessionId")
+        if isinstance(session, str) and session and session != self.agent:
+            self.pending.end_step(self.agent)
+            self.agent, self.message = session, None
+        messages = values.get("messages")
+        for message in messages if isinstance(messages, list) else ():
+            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                self.entry(line, message)
+            else:
+                self.skip(line, "message")
+
+    def entry(self, line: int, message: dict[str, Any]) -> None:
+        """One version of a message: its new calls are queued, and calls that now have a result are answered."""
+        kind = message.get("type")
+        if not isinstance(kind, str) or kind in _SKIPPED_MESSAGES:
+            self.skip(line, kind if isinstance(kind, str) else "message")
+            return
+        if message["id"] != self.message:
+            self.pending.end_step(self.agent)
+            self.message = message["id"]
+        if kind == "user":
+            if self.remember(f"message {message['id']}"):
+                self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
+            return
+        calls = message.get("toolCalls", [])
+        if kind != "gemini" or not isinstance(calls, list):
+            self.skip(line, kind if kind != "gemini" else "message")
+            return
+        for call in calls:
+            self.tool_call(line, call)
+
+    def tool_call(self, line: int, call: Any) -> None:
+        call_id = call.get("id") if isinstance(call, dict) else None
+        name = call.get("name") if isinstance(call, dict) else None
+        if not (isinstance(call_id, str) and isinstance(name, str) and name):
+            self.skip(line, "toolCall")
+            return
+        if self.remember(f"call {call_id}"):
+            arguments = call.get("args", {})
+            record = Record(
+                "post-execute",
+                line,
+                agent=self.agent,
+                tool=name,
+                arguments=parse_arguments(arguments) if isinstance(arguments, str) else arguments,
+                call_id=call_id,
+            )
+            self.pending.call(record)
+        outcome = _outcome(call_id, call.get("result"))
+        if outcome is not None:  # only a call still waiting takes it: the first result is the one kept
+            self.pending.resolve(self.agent, call_id, *outcome)
+
+    def remember(self, key: str) -> bool:
+        """Note ``key`` as read (the most recent LIMIT are kept); False when it was read already."""
+        if key in self.seen:
+            return False
+        self.seen[key] = None
+        if len(self.seen) > LIMIT:
+            self.seen.popitem(last=False)
+        return True
+
+    def skip(self, line: int, label: str) -> None:
+        self.pending.add(Record("skipped", line, text=label))
+
+
+def _outcome(call_id: str, result: Any) -> tuple[Any, str | None] | None:
+    """``(result, error)`` from the ``functionResponse`` for ``call_id`` among a call's result parts, or None while
+    the call has none."""
+    parts = result if isinstance(result, list) else [result]
+    responses = [
+        part["functionResponse"]
+        for part in parts
+        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+    ]
+    if not responses:
+        return None
+    response = next((r for r in responses if r.get("id") == call_id), responses[0]).get("response")
+    if isinstance(response, dict) and response.get("error") is not None:
+        error = response["error"]
+        return None, error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
+    if isinstance(response, dict) and "output" in response:
+        return response["output"], None
+    return response, None
