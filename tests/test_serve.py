@@ -117,6 +117,7 @@ def test_a_256_kb_write_file_fits_the_default_limit(server):
     (b'[\n{"type": "forget"},\n]', "the body is not JSON: Expecting value at line 3 column 1"),
     (b"\xff{}", "the body is not UTF-8 (byte 1)"),
     (b"[NaN]", "the body is not JSON: NaN is not a JSON value"),
+    (b"[" * 100_000, "the body nests too deeply"),
     (b'"grep"', "expected one event object or an array of events, not a string"),
     (b"null", "expected one event object or an array of events, not null"),
     (b'{"type": "post-execute", "agent": "a"}', 'post-execute needs a string "tool"'),

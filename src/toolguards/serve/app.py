@@ -17,7 +17,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -95,6 +95,8 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
             except RequestError as exc:
                 headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
                 response = _error(exc.status, exc.message, headers)
+            except ClientDisconnect:  # the client left before its body arrived: nobody reads this answer
+                response = _error(400, "the client disconnected before the body arrived")
             except Exception as exc:  # a bug of ours: a one-line answer, the traceback in the log only
                 log.exception("toolguards serve: %s failed", path)
                 response = _error(500, f"internal error ({type(exc).__name__})")
@@ -128,7 +130,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         path = request.url.path
-        if status == 405:
+        if status == 405 and path in allowed:
             methods = ", ".join(m for m in allowed[path] if m != "HEAD")
             return _error(405, f"{request.method} {path}: method not allowed (use {methods})", {"Allow": methods})
         if status == 404:

@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from ..engine import Engine
+from ..engine import Engine, FailureCallback
 from ..events import PostToolDecision
 from ..replay.importers._json import json_type
 from ..replay.importers.events import decode
 from ..replay.records import Record
-from ..stores.base import StoreError
+from ..stores.base import StoreError, StoreFactory
 from .metrics import Metrics
 
 __all__ = ["MAX_REPORTED", "HealthCheck", "RequestError", "Service", "decode_json", "encode_json"]
@@ -68,7 +68,9 @@ def decode_json(body: bytes) -> Any:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise RequestError(400, f"the body is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise RequestError(400, "the body nests too deeply") from None
+    except ValueError as exc:
         raise RequestError(400, f"the body is not JSON: {exc}") from None
 
 
@@ -91,8 +93,8 @@ _ACCEPTED: dict[str, Any] = {"decision": "accept", "contexts": [], "feedback": N
 class Service:
     """One guard file's engine behind the service's endpoints, with the metrics of this process."""
 
-    def __init__(self, load: Callable[[Callable[[str | None, str, BaseException], None]], Engine], stores: Any,
-                 store_label: str, metrics: Metrics | None = None) -> None:
+    def __init__(self, load: Callable[[FailureCallback], Engine], stores: StoreFactory, store_label: str,
+                 metrics: Metrics | None = None) -> None:
         """``load(on_failure)`` builds the engine; ``stores`` is its store factory, ``store_label`` names it."""
         self.metrics = metrics or Metrics()
         self.stores = stores
