@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import pytest
 
-from conftest import FIRST, detailed
-from servers import Serve, call, start_all
+from conftest import FIRST, REPO, detailed
+from servers import Serve, call, free_port, start_all
 
 pytest.importorskip("starlette", reason="the serve extra is not installed (pip install 'toolguards[serve]')")
 
@@ -224,3 +226,49 @@ def test_the_right_token_passes_and_is_never_printed(guarded):
     assert guarded.request("GET", "/healthz", headers={"Authorization": f"Bearer {TOKEN}"})[0] == 200
     assert "bearer token required" in guarded.lines[0]
     assert TOKEN not in "".join(guarded.lines)
+
+
+def readme_block(marker: str) -> str:
+    """The fenced block after ``<!-- marker -->`` in the README."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    after = text.split(f"<!-- {marker} -->\n", 1)[1]
+    return after.split("```", 2)[1].split("\n", 1)[1]
+
+
+def readme_answer() -> dict:
+    """The answer the README shows after the curl example."""
+    text = (REPO / "README.md").read_text(encoding="utf-8").split("<!-- serve:curl -->\n", 1)[1]
+    return json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0])
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_readme_curl_example(server):
+    command = readme_block("serve:curl").replace("127.0.0.1:8787", f"127.0.0.1:{server.port}")
+    outputs = [subprocess.run(["bash", "-c", command.replace("curl -s", "curl -s --noproxy '*'")],
+                              capture_output=True, text=True, check=True).stdout for _ in range(3)]
+    assert outputs[:2] == ['{"decision":"accept","contexts":[],"feedback":null}'] * 2
+    assert json.loads(outputs[2]) == readme_answer()
+
+
+TYPES = [  # the TypeScript-only parts of the README's example, removed so that Node runs it as JavaScript
+    ('type Decision = { decision: "accept" | "block"; contexts: { text: string }[]; feedback: string | null };\n', ""),
+    ("(agent: string, tool: string, args: unknown): Promise<string[]>", "(agent, tool, args)"),
+    (" as Decision", ""),
+]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("up", [True, False])
+def test_the_readme_typescript_example(server, up):
+    script = readme_block("serve:typescript")
+    for typed, plain in TYPES:
+        assert typed in script
+        script = script.replace(typed, plain)
+    port = server.port if up else free_port()
+    script = script.replace("127.0.0.1:8787", f"127.0.0.1:{port}") + (
+        f'(async () => {{ for (let i = 0; i < 3; i++) '
+        f'console.log(JSON.stringify(await guard("ts-{up}", "grep", {{ q: "retry policy" }}))); }})();\n'
+    )
+    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line) for line in done.stdout.splitlines()] == ([[], [], [FIRST]] if up else [[], [], []])
