@@ -34,7 +34,8 @@ def servers(tmp_path_factory):
     (folder / "token").write_text(TOKEN + "\n", encoding="utf-8")
     plain = Serve("--config", "g.yaml", cwd=folder)
     guarded = Serve("--token-file", "token", cwd=folder)
-    running = start_all(plain, guarded)
+    in_sqlite = Serve("--store", "sqlite:///state.sqlite3", cwd=folder)
+    running = start_all(plain, guarded, in_sqlite)
     yield running
     for server in running:
         server.stop()
@@ -48,6 +49,13 @@ def server(servers):
 @pytest.fixture(scope="module")
 def guarded(servers):
     return servers[1]
+
+
+def test_the_sqlite_store_serves_too(servers):
+    in_sqlite = servers[2]
+    assert reminders(in_sqlite.post([call("lite")] * 3)) == [(2, "first", 3)]
+    assert in_sqlite.request("GET", "/healthz") == (
+        200, b'{"status":"ok","store":"sqlite:///state.sqlite3 (a file on this machine)"}')
 
 
 def error(message):
