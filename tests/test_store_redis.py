@@ -204,3 +204,35 @@ def test_the_guards_count_in_redis_from_a_url_string(server, redis):
     again = tg.load_default(stores=server.url)  # another process would read the same chain
     assert again.post_execute(tg.ToolEvent("grep", {"q": "x"}, agent="a")).additional_contexts == ()
     assert again.post_execute(tg.ToolEvent("grep", {"q": "x"}, agent="a")).additional_contexts[0].metadata["count"] == 5
+
+
+def test_a_lost_race_is_run_again_from_the_winners_value(stores, redis):
+    store = stores("g").bind(COUNTER)
+    key = b"toolguards:g.yaml:g:a"
+    races = []
+
+    def interfering(state):
+        if len(races) < 5:  # another process writes between our read and our write, five times over
+            races.append(state)
+            redis.set(key, json.dumps({"kind": "counter", "version": 1, "state": 100 + len(races)}))
+        return increment(state)
+
+    assert store.update("a", interfering) == 106
+    assert races == [None, 101, 102, 103, 104]
+
+
+def test_a_race_lost_every_time_gives_up_with_a_store_error(stores, redis, monkeypatch):
+    monkeypatch.setattr("toolguards.stores.redis.BACKOFF_CAP", 0.0)
+    store = stores("g").bind(COUNTER)
+    runs = []
+
+    def always_interfering(state):
+        runs.append(state)
+        redis.set(b"toolguards:g.yaml:g:a", json.dumps({"kind": "counter", "version": 1, "state": len(runs)}))
+        return increment(state)
+
+    with pytest.raises(StoreError) as caught:
+        store.update("a", always_interfering)
+    assert str(caught.value) == (f"redis at {stores.location}: other writers changed the state of 'a' 64 times in a "
+                                 "row; the update gave up")
+    assert len(runs) == 64

@@ -13,7 +13,8 @@ their states where many processes on many machines see the same chains:
 - each ``update`` is atomic by compare-and-set: a server-side script replaces the value only if it is still the one
   the step was computed from, and otherwise answers the current value, from which the step is computed again. The
   store remembers the last value it wrote for each key (up to ``cache_size`` keys), so an agent whose calls reach the
-  same process costs one round trip per update, and any other update two;
+  same process costs one round trip per update, and any other update two. Writers that keep losing the race for one
+  key wait a random, growing while (up to 10 ms) before they try again, so none of them starves;
 - every write sets an idle expiry of ``idle_ttl`` seconds (7 days by default, as the SQLite store prunes): an agent
   untouched that long starts afresh, and Redis deletes its key by itself;
 - ``stable_digests`` is True: states hold 64-bit blake2b digests of argument text, equal in every process, not the
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import re
 import threading
 import time
@@ -69,6 +71,9 @@ DEFAULT_NAMESPACE = "default"
 DEFAULT_CACHE_SIZE = 10_000
 #: Attempts at one update before giving up (other writers changed the value every time).
 MAX_ATTEMPTS = 64
+#: Seconds to wait, at random up to this doubling bound, after the second and each later lost race for one key.
+BACKOFF_BASE = 0.0001
+BACKOFF_CAP = 0.01
 PREFIX = "toolguards"
 
 # KEYS[1] the state's key; ARGV[1] the value the step was computed from ('' for none), ARGV[2] the new value ('' to
@@ -224,7 +229,7 @@ class RedisStore:
         key = self._prefix + _agent_key(agent)
         with self._lock:
             expected = self._written.pop(key, b"")  # a guess: a key this store never wrote is taken to be absent
-        for _ in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
             new_state, result = step(self._decode(expected) if expected else None)
             new = b"" if new_state is None else self._encode(new_state)
             current = self.stores.compare_and_set(key, expected, new)
@@ -232,9 +237,13 @@ class RedisStore:
                 if new:
                     self._remember(key, new)
                 return result
+            if attempt:
+                # Writers racing for one key in lockstep could starve one of them: wait a random while, longer each
+                # time (at most BACKOFF_CAP), so that one of them gets through.
+                time.sleep(random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)))
             expected = current
-        raise StoreError(f"redis at {self.stores.location}: the state of {agent!r} changed under {MAX_ATTEMPTS} "
-                         "updates in a row")
+        raise StoreError(f"redis at {self.stores.location}: other writers changed the state of {agent!r} "
+                         f"{MAX_ATTEMPTS} times in a row; the update gave up")
 
     def _remember(self, key: bytes, value: bytes) -> None:
         written = self._written
