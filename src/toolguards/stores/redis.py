@@ -191,6 +191,17 @@ class RedisStores:
         self._down_until = 0.0
         return None if answer == 1 else bytes(answer)
 
+    def get(self, key: bytes) -> bytes:
+        """The value of a key (b"" for none)."""
+        try:
+            value = self.client.get(key)
+        except self._errors as exc:
+            self._failed()
+            raise StoreError(f"redis at {self.location}: {type(exc).__name__}: {exc}") from None
+        if value is None:
+            return b""
+        return value.encode() if isinstance(value, str) else bytes(value)
+
     def delete(self, key: bytes) -> None:
         """Drop a key."""
         try:
@@ -239,8 +250,9 @@ class RedisStore:
                 return result
             if attempt:
                 # Writers racing for one key in lockstep could starve one of them: wait a random while, longer each
-                # time (at most BACKOFF_CAP), so that one of them gets through.
+                # time (at most BACKOFF_CAP), then read the value afresh (the one the script answered is stale now).
                 time.sleep(random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)))
+                current = self.stores.get(key)
             expected = current
         raise StoreError(f"redis at {self.stores.location}: other writers changed the state of {agent!r} "
                          f"{MAX_ATTEMPTS} times in a row; the update gave up")
