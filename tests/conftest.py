@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -72,3 +75,25 @@ def _replaced(value: Any, key: Any, new: Any) -> Any:
     copy = dict(value) if isinstance(value, dict) else list(value)
     copy[key] = new
     return copy
+
+
+class Watchdog:
+    """Should a read of the FIFO at ``path`` block, open its other end after a while: the test then fails, not hangs."""
+
+    def __init__(self, path: Path, seconds: float = 5) -> None:
+        self.path = path
+        self.found_a_blocked_reader = False
+        self._timer = threading.Timer(seconds, self._unblock)
+
+    def _unblock(self) -> None:
+        with contextlib.suppress(OSError):  # ENXIO: no reader is waiting, nothing blocked
+            os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+            self.found_a_blocked_reader = True
+
+    def __enter__(self) -> Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._timer.cancel()
+        assert not self.found_a_blocked_reader

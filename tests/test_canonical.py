@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from collections import OrderedDict
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
@@ -19,9 +20,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolguards import canonical
 from toolguards.canonical import canonicalize
+from toolguards.canonical_fast import fast_text
 
 NODE_HELPER = Path(__file__).parent / "js" / "canonical.js"
+
+
+@pytest.fixture(scope="module", autouse=True, params=["fast", "reference"])
+def canonical_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs twice: as shipped (the fast path first), and with the fast path switched off."""
+    canonical.use_fast_path(request.param == "fast")
+    yield request.param
+    canonical.use_fast_path(True)
 
 
 class Color(enum.Enum):
@@ -396,7 +407,9 @@ _RAW_LINES = [
 ]
 
 
-def test_matches_javascript(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def javascript_texts(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
+    """Generated documents as JSON lines, each with the canonical text Node.js gives it (one Node run for both paths)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node not found on PATH: the canonical-form differential test needs Node.js")
@@ -407,18 +420,31 @@ def test_matches_javascript(tmp_path: Path) -> None:
         for _ in range(4_000):
             doc = gen.object(0) if rnd.random() < 0.8 else gen.value(0)
             lines.append(json.dumps(doc, ensure_ascii=True))
-    docs = tmp_path / "docs.jsonl"
+    docs = tmp_path_factory.mktemp("node") / "docs.jsonl"
     docs.write_text("\n".join(lines) + "\n", encoding="ascii")
     run = subprocess.run([node, str(NODE_HELPER), str(docs)], capture_output=True, check=True, timeout=120)
     # split on "\n" only: splitlines() would also split at U+2028 and friends, which JSON.stringify leaves raw
     expected = [json.loads(line) for line in run.stdout.decode("utf-8").split("\n")[:-1]]
     assert len(expected) == len(lines)
+    return list(zip(lines, expected, strict=True))
+
+
+def test_matches_javascript(javascript_texts: list[tuple[str, str]], canonical_path: str) -> None:
     mismatches = []
-    for line, want in zip(lines, expected, strict=True):
-        got = canonicalize(json.loads(line))
+    answered = 0  # documents the fast path printed itself
+    for line, want in javascript_texts:
+        doc = json.loads(line)
+        got = canonicalize(doc)
         if got != want:
             mismatches.append(f"doc {line}\n  python {got!r}\n  node   {want!r}")
-    assert not mismatches, f"{len(mismatches)} of {len(lines)} differ; first ones:\n" + "\n".join(mismatches[:5])
+        answered += canonical_path == "fast" and fast_text(doc) is not None
+    total = len(javascript_texts)
+    assert not mismatches, f"{len(mismatches)} of {total} differ ({canonical_path}); first ones:\n" + "\n".join(
+        mismatches[:5]
+    )
+    if canonical_path == "fast":
+        # Most documents are plain JSON: what matched Node for them was the fast path's answer, not the reference's.
+        assert answered > total // 2, f"the fast path answered only {answered} of {total} documents"
 
 
 def _stack_depth() -> int:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 
+from conftest import Watchdog
 from toolguards.cli import main
 
 BAD = "guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: []\n"
@@ -70,3 +72,48 @@ def test_python_dash_m(write_guard_file):
     assert done.returncode == 1
     assert done.stdout == "g.yaml:4:19: guards[0].config.thresholds: `thresholds` must not be empty\n"
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("format_", "expected"),
+    [
+        ("text", [
+            "big.yaml:1:1: the file is 104857600 bytes; a guard file may be at most 1048576 bytes (1 MiB)",
+            "dir.yaml: not a regular file (a directory)",
+            "pipe.yaml: not a regular file (a named pipe)",
+            "tab.yaml:2:5: the file holds a control character U+0001, which YAML does not allow",
+            "utf.yaml:1:13: the file is not UTF-8 text (byte 0xe9)",
+        ]),
+        ("github", [
+            "::error file=big.yaml,line=1,col=1::the file is 104857600 bytes; a guard file may be at most 1048576 "
+            "bytes (1 MiB)",
+            "::error file=dir.yaml::not a regular file (a directory)",
+            "::error file=pipe.yaml::not a regular file (a named pipe)",
+            "::error file=tab.yaml,line=2,col=5::the file holds a control character U+0001, which YAML does not allow",
+            "::error file=utf.yaml,line=1,col=13::the file is not UTF-8 text (byte 0xe9)",
+        ]),
+    ],
+)
+def test_files_that_cannot_be_read_are_one_line_each_at_once(write_guard_file, tmp_path, capsys, format_, expected):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    with open(tmp_path / "big.yaml", "wb") as sparse:
+        sparse.truncate(104_857_600)
+    (tmp_path / "dir.yaml").mkdir()
+    os.mkfifo(tmp_path / "pipe.yaml")
+    write_guard_file(b"guards:\r\n\t \xc3\xa9 \x01\n", name="tab.yaml")
+    write_guard_file(b"guards: [caf\xe9]\n", name="utf.yaml")
+    names = ["big.yaml", "dir.yaml", "pipe.yaml", "tab.yaml", "utf.yaml"]
+    with Watchdog(tmp_path / "pipe.yaml"):
+        assert main(["validate", "--format", format_, *names]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == expected
+    assert err == "toolguards validate: 5 files, 5 problems\n"
+
+
+def test_github_annotations_write_control_characters_out(write_guard_file, capsys):
+    path = write_guard_file('guards: []\nlocale: "a\\x85b\\x9b\\u2028c"\n')
+    assert main(["validate", "--format", "github", path]) == 1
+    assert capsys.readouterr().out == (
+        '::error file=g.yaml,line=2,col=9::locale: "a\\x85b\\x9b\\u2028c" is not a locale name such as `en` or `zh-CN`\n'
+    )

@@ -12,6 +12,9 @@ from toolguards.diagnostics import format_json_path
         (Diagnostic("g.yaml", 4, 19, "m"), "g.yaml:4:19: m"),
         (Diagnostic("<mapping>", None, None, "guards: m"), "<mapping>: guards: m"),
         (Diagnostic("g.yaml", 2, 1, "unknown key `a\nb`\t\x7f\u2028"), "g.yaml:2:1: unknown key `a\\nb`\\t\\x7f\\u2028"),
+        # C1 controls: NEL ends a line for Python's splitlines, CSI starts a terminal escape sequence
+        (Diagnostic("g\x85.yaml", 1, 2, "`\x85\x9b\x80\x9f\xa0`"), "g\\x85.yaml:1:2: `\\x85\\x9b\\x80\\x9f\xa0`"),
+        (Diagnostic("g.yaml", None, None, "\x1b[31mred"), "g.yaml: \\x1b[31mred"),
     ],
 )
 def test_str(diagnostic, text):

@@ -21,6 +21,28 @@ def test_langchain_example_runs_and_reminds():
     assert "human toolguards You are repeating the exact same tool call" in done.stdout
 
 
+def test_pydantic_ai_example_runs_and_reminds():
+    pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed: pip install -e '.[pydantic-ai]'")
+    done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "pydantic_ai_agent.py")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert " user-prompt toolguards You are repeating the exact same tool call" in done.stdout
+    assert done.stdout.count("tool-return") == 3
+
+
+def test_openai_agents_example_runs_and_reminds():
+    pytest.importorskip("agents", reason="the openai-agents extra is not installed: pip install -e '.[openai-agents]'")
+    done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "openai_agents_run.py")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[-2].startswith("                user You are repeating the exact same tool call")
+    assert lines[-3] == "function_call_output no results"
+    assert lines[-1] == "              answer The docs do not say."
+
+
 def test_claude_code_settings_example_registers_the_hook_command(tmp_path):
     settings = json.loads((EXAMPLES / "claude-code-settings.json").read_text(encoding="utf-8"))
     assert set(settings["hooks"]) == {"PostToolUse", "PostToolUseFailure", "UserPromptSubmit"}

@@ -1,20 +1,28 @@
-"""The canonical form's fast path against an independent reference, where it is most intricate: objects whose keys need
-JavaScript's order (printed apart and put back in place), integral floats, big integers, keys beyond U+FFFF, and text
-that looks like the placeholders it uses. test_canonical.py has the Node.js differential test and the order
-independence property; these run without Node."""
+"""The canonical form against an independent oracle written here, where it is most intricate: objects whose keys need
+JavaScript's order, integral floats, big integers, keys beyond U+FFFF, and text holding lone surrogates. Every test runs
+on both paths: as shipped (the fast path first) and with the fast path switched off. test_canonical.py has the Node.js
+differential test and the order independence property; these run without Node."""
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolguards import jsformat
+from toolguards import canonical, canonical_fast, jsformat
 from toolguards.canonical import canonicalize
+
+
+@pytest.fixture(scope="module", autouse=True, params=["fast", "reference"])
+def canonical_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    canonical.use_fast_path(request.param == "fast")
+    yield request.param
+    canonical.use_fast_path(True)
 
 
 def _is_index(key: str) -> bool:
@@ -78,16 +86,18 @@ def test_matches_the_reference(value: Any) -> None:
 @given(st.lists(st.dictionaries(INDEX_LIKE, st.integers() | st.floats(), min_size=2, max_size=5), min_size=10,
                 max_size=40))
 def test_many_objects_in_javascript_order(value: list[dict[str, Any]]) -> None:
-    # More objects needing JavaScript's order than the fast path keeps placeholders for: the whole value is reordered.
+    # Many objects needing JavaScript's order, side by side and nested.
     assert canonicalize(value) == reference(value)
     assert canonicalize({"3": value, "12": value}) == reference({"3": value, "12": value})
 
 
-PLACEHOLDER_LIKE = ["\udfff0\udfff", "\udfff1\udfff", '"\udfff0\udfff"', "\udfff", "\ud800x"]
+# Lone surrogates, some between digits (the shape of the placeholders an earlier fast path used), beside objects whose
+# keys need JavaScript's order.
+SURROGATE_TEXTS = ["\udfff0\udfff", "\udfff1\udfff", '"\udfff0\udfff"', "\udfff", "\ud800x"]
 
 
-@pytest.mark.parametrize("text", PLACEHOLDER_LIKE, ids=["p0", "p1", "quoted", "lone", "high"])
-def test_text_that_looks_like_a_placeholder(text: str) -> None:
+@pytest.mark.parametrize("text", SURROGATE_TEXTS, ids=["p0", "p1", "quoted", "lone", "high"])
+def test_lone_surrogates_beside_objects_in_javascript_order(text: str) -> None:
     for value in (
         {"a": text, "b": {"3": 1, "12": 2}},
         {"b": {"3": text, "12": 2}, "a": text},
@@ -118,7 +128,9 @@ def test_the_key_order_cache_stays_bounded() -> None:
     rnd = random.Random(3)
     for n in range(5000):
         canonicalize({str(rnd.randrange(100)): 1, str(n): 2, "x" * rnd.randrange(2000): 3})
-    assert len(jsformat._ORDER_CACHE) <= jsformat._ORDER_CACHE_SIZE
+    memo = canonical_fast._memo
+    assert memo.held <= memo.limit
+    assert memo.held == sum(2 * sum(map(len, shape)) + canonical_fast._KEY_BYTES * len(shape) for shape in memo.shapes)
 
 
 @settings(max_examples=300, deadline=None)

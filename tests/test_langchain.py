@@ -113,21 +113,25 @@ def test_the_step_is_walked_in_emitted_order_whatever_the_order_of_the_results()
     # A host that appends results in completion order: the calls still count in the order the model made them.
     middleware = GuardMiddleware()
     runtime = SimpleNamespace(execution_info=ExecutionInfo("cp", "model:1", "task", thread_id="t"))
-    history: list[Any] = [HumanMessage("go", id="h")]
+    state: dict[str, Any] = {"messages": [HumanMessage("go", id="h")]}
+
+    def step(*added: Any) -> list[Any]:
+        """Run before_model on the state with ``added`` messages, apply its update as the graph would; its messages."""
+        state["messages"] = [*state["messages"], *added]
+        update = middleware.before_model(state, runtime) or {}
+        state.update({key: value for key, value in update.items() if key != "messages"})
+        state["messages"] = [*state["messages"], *update.get("messages", [])]
+        return update.get("messages", [])
+
     for i in (1, 2):
-        history += [same(f"s{i}"), ToolMessage("r", tool_call_id=f"s{i}")]
-        assert middleware.before_model({"messages": history}, runtime) is None
-    history += [
-        turn(("lookup", {"q": "x"}, "s3"), ("lookup", {"q": "y"}, "s4")),
-        ToolMessage("r", tool_call_id="s4"),
-        ToolMessage("r", tool_call_id="s3"),
-    ]
-    update = middleware.before_model({"messages": history}, runtime)
-    assert update is not None
-    assert [m.content for m in update["messages"]] == [FIRST]
+        assert step(same(f"s{i}"), ToolMessage("r", tool_call_id=f"s{i}")) == []
+    history = [turn(("lookup", {"q": "x"}, "s3"), ("lookup", {"q": "y"}, "s4")),
+               ToolMessage("r", tool_call_id="s4"), ToolMessage("r", tool_call_id="s3")]
+    assert [m.content for m in step(*history)] == [FIRST]
     # Entered again on the same state (a retried node): nothing is counted twice, nothing added.
-    assert middleware.before_model({"messages": [*history, *update["messages"]]}, runtime) is None
-    assert middleware.before_model({"messages": history}, runtime) is None
+    assert step() == []
+    state["messages"] = state["messages"][:-1]
+    assert middleware.before_model(state, runtime) is None
 
 
 def test_failed_calls_count():

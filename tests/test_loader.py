@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import re
+import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import toolguards as tg
+from conftest import Watchdog
 from toolguards.loader import check_file
 from toolguards.resources import shipped_templates_dir
 
@@ -247,3 +252,197 @@ def test_template_dirs_are_relative_to_the_file(write_guard_file, tmp_path: Path
     engine = tg.load(tmp_path / path)
     texts = [engine.post_execute(tg.ToolEvent("grep", {}, agent="a")).additional_contexts for _ in range(3)]
     assert [c.text for c in texts[2]] == ["Stop repeating grep."]
+
+
+CONTROL = "which YAML does not allow"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # the character YAML refuses, where it stands: after tabs, multi-byte text, CR LF, a lone CR, a byte-order mark
+        (b"guards: []\nname: a\x01b\n", [f"g.yaml:2:8: the file holds a control character U+0001, {CONTROL}"]),
+        (b"guards:\n  - id: x\x00\n", [f"g.yaml:2:10: the file holds a control character U+0000, {CONTROL}"]),
+        (b"version: 1\nguards:\n  - id: repeat\x01tool\n",
+         [f"g.yaml:3:15: the file holds a control character U+0001, {CONTROL}"]),
+        ("guards: []\nname: 中文é\x01\n".encode(), [f"g.yaml:2:10: the file holds a control character U+0001, {CONTROL}"]),
+        ("guards: []\n😀\x01".encode(), [f"g.yaml:2:2: the file holds a control character U+0001, {CONTROL}"]),
+        (b"guards: []\nname:\t\x1b\n", [f"g.yaml:2:7: the file holds a control character U+001B, {CONTROL}"]),
+        (b"guards: []\r\nname: x\x1b\r\n", [f"g.yaml:2:8: the file holds a control character U+001B, {CONTROL}"]),
+        (b"guards: []\rname: \x7f\r", [f"g.yaml:2:7: the file holds a control character U+007F, {CONTROL}"]),
+        (b"\xef\xbb\xbfname: \x00\nguards: []\n", [f"g.yaml:1:7: the file holds a control character U+0000, {CONTROL}"]),
+        (b"guards: []\n\xef\xbb\xbf\x01", [f"g.yaml:2:1: the file holds a control character U+0001, {CONTROL}"]),
+        # C1 controls, but not NEL (U+0085), which YAML allows and does not count as a line break
+        ("guards: []\n# \x85\x80 \x9f\n".encode(),
+         [f"g.yaml:2:4: the file holds a control character U+0080, {CONTROL}",
+          f"g.yaml:2:6: the file holds a control character U+009F, {CONTROL}"]),
+        ("guards: []\n# \u2028 \ufffe \uffff\n".encode(),
+         [f"g.yaml:2:5: the file holds a noncharacter U+FFFE, {CONTROL}",
+          f"g.yaml:2:7: the file holds a noncharacter U+FFFF, {CONTROL}"]),
+        # the first twenty, then a count
+        (b"guards: []\n" + b"\x00" * 25,
+         [*(f"g.yaml:2:{column}: the file holds a control character U+0000, {CONTROL}" for column in range(1, 21)),
+          "g.yaml:2:21: and 5 more characters that YAML does not allow"]),
+        # bytes that are not UTF-8 come first; an escaped control character is text like any other
+        (b"\x01\xff", ["g.yaml:1:2: the file is not UTF-8 text (byte 0xff)"]),
+        (b"guards: []\rname: caf\xe9\r", ["g.yaml:2:10: the file is not UTF-8 text (byte 0xe9)"]),
+        (b"\xef\xbb\xbfname: caf\xe9", ["g.yaml:1:10: the file is not UTF-8 text (byte 0xe9)"]),
+        (b'guards: []\nlocale: "a\\x01"\n', ['g.yaml:2:9: locale: "a\\u0001" is not a locale name such as `en` or `zh-CN`']),
+    ],
+)
+def test_characters_yaml_refuses_are_reported_where_they_stand(write_guard_file, raw, expected):
+    assert [str(d) for d in check_file(write_guard_file(raw))] == expected
+
+
+def test_the_refused_characters_are_exactly_those_the_yaml_reader_refuses():
+    from ruamel.yaml.reader import Reader
+
+    from toolguards import document
+
+    every = "".join(map(chr, range(0x110000)))
+    assert document._REFUSED.findall(every) == Reader.NON_PRINTABLE.findall(every)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"guards: []\r\nname: x\x01\n", f"g.yaml:2:8: the file holds a control character U+0001, {CONTROL}"),
+        ("guards: []\n中\ufffe".encode(), f"g.yaml:2:2: the file holds a noncharacter U+FFFE, {CONTROL}"),
+    ],
+)
+def test_a_character_only_the_reader_refuses_is_reported_the_same_way(write_guard_file, monkeypatch, raw, expected):
+    from toolguards import document
+
+    monkeypatch.setattr(document, "_REFUSED", re.compile("(?!)"))  # as if ruamel refused more than we check for
+    assert [str(d) for d in check_file(write_guard_file(raw))] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("character", "message"),
+    [
+        ("\x00", f"the file holds a control character U+0000, {CONTROL}"),
+        ("\uffff", f"the file holds a noncharacter U+FFFF, {CONTROL}"),
+        ("\u00ad", f"the file holds the character U+00AD, {CONTROL}"),
+    ],
+)
+def test_refused_character_wording(character, message):
+    from toolguards import document
+
+    assert document._refused(character) == message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_at_once(write_guard_file, tmp_path):
+    os.mkfifo(tmp_path / "pipe.yaml")
+    (tmp_path / "link.yaml").symlink_to("pipe.yaml")
+    with Watchdog(tmp_path / "pipe.yaml"):
+        assert [str(d) for d in check_file("pipe.yaml")] == ["pipe.yaml: not a regular file (a named pipe)"]
+        assert [str(d) for d in check_file("link.yaml")] == ["link.yaml: not a regular file (a named pipe)"]
+        with pytest.raises(tg.ConfigError) as caught:
+            tg.load(tmp_path / "pipe.yaml")
+        assert str(caught.value) == f"{tmp_path}/pipe.yaml: not a regular file (a named pipe)"
+
+
+def test_a_folder_a_device_and_a_socket_are_refused(write_guard_file, tmp_path):
+    (tmp_path / "dir.yaml").mkdir()
+    assert [str(d) for d in check_file("dir.yaml")] == ["dir.yaml: not a regular file (a directory)"]
+    if Path("/dev/zero").exists():
+        assert [str(d) for d in check_file("/dev/zero")] == ["/dev/zero: not a regular file (a character device)"]
+    if hasattr(socket, "AF_UNIX"):
+        with socket.socket(socket.AF_UNIX) as listening:
+            listening.bind("sock.yaml")  # relative: the temporary folder's path may be too long for a socket
+            assert [str(d) for d in check_file("sock.yaml")] == ["sock.yaml: not a regular file (a socket)"]
+
+
+class OsProxy:
+    """The os module as reading.py sees it, with some functions replaced (and nothing changed for anyone else)."""
+
+    def __init__(self, **replaced: Any) -> None:
+        self.replaced = replaced
+
+    def __getattr__(self, name: str) -> Any:
+        return self.replaced[name] if name in self.replaced else getattr(os, name)
+
+
+def test_what_is_refused_by_its_kind_or_size_is_never_opened(write_guard_file, tmp_path, monkeypatch):
+    from toolguards import reading
+
+    (tmp_path / "dir.yaml").mkdir()
+    with open(tmp_path / "big.yaml", "wb") as sparse:
+        sparse.truncate(2_000_000)
+
+    def no_open(*args: Any) -> int:
+        raise AssertionError(f"opened {args}")
+
+    monkeypatch.setattr(reading, "os", OsProxy(open=no_open))
+    assert [str(d) for d in check_file("dir.yaml")] == ["dir.yaml: not a regular file (a directory)"]
+    assert [str(d) for d in check_file("big.yaml")] == [
+        "big.yaml:1:1: the file is 2000000 bytes; a guard file may be at most 1048576 bytes (1 MiB)"
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_path_swapped_for_a_named_pipe_after_the_first_look_is_refused(write_guard_file, tmp_path, monkeypatch):
+    from toolguards import reading
+
+    regular = os.stat(write_guard_file("guards: []\n", name="regular.yaml"))
+    os.mkfifo(tmp_path / "pipe.yaml")
+    monkeypatch.setattr(reading, "os", OsProxy(stat=lambda path: regular))  # the first look sees a small file
+    with Watchdog(tmp_path / "pipe.yaml"):  # the open does not wait for a writer, the open file is looked at again
+        assert [str(d) for d in check_file("pipe.yaml")] == ["pipe.yaml: not a regular file (a named pipe)"]
+
+
+def test_a_file_that_grows_while_it_is_read_is_read_no_further_than_the_limit(write_guard_file, monkeypatch):
+    from toolguards import reading
+
+    path = write_guard_file("guards: []\n")
+    reads: list[int] = []
+
+    def read(descriptor: int, count: int) -> bytes:
+        if not reads:  # after the size was looked at: two more mebibytes
+            with open(path, "ab") as grown:
+                grown.write(b"#" * 2 * 1024 * 1024)
+        chunk = os.read(descriptor, count)
+        reads.append(len(chunk))
+        return chunk
+
+    monkeypatch.setattr(reading, "os", OsProxy(read=read))
+    assert [str(d) for d in check_file(path)] == [
+        "g.yaml:1:1: the file is 2097163 bytes; a guard file may be at most 1048576 bytes (1 MiB)"
+    ]
+    assert sum(reads) == 1024 * 1024 + 1
+
+
+def test_a_file_over_1_mib_is_refused_unread(write_guard_file, tmp_path):
+    with open(tmp_path / "big.yaml", "wb") as sparse:  # 100 MB that take no room on the disk
+        sparse.truncate(104_857_600)
+    assert [str(d) for d in check_file("big.yaml")] == [
+        "big.yaml:1:1: the file is 104857600 bytes; a guard file may be at most 1048576 bytes (1 MiB)"
+    ]
+    head = b"guards: []\n#"
+    write_guard_file(head + b"x" * (1024 * 1024 - len(head)), name="limit.yaml")
+    assert check_file("limit.yaml") == []
+    write_guard_file(head + b"x" * (1024 * 1024 + 1 - len(head)), name="over.yaml")
+    assert [str(d) for d in check_file("over.yaml")] == [
+        "over.yaml:1:1: the file is 1048577 bytes; a guard file may be at most 1048576 bytes (1 MiB)"
+    ]
+
+
+def test_a_path_with_a_nul_character_is_a_diagnostic():
+    assert [str(d) for d in check_file("a\x00b.yaml")] == ["a\\x00b.yaml:1:1: cannot read the file: embedded null byte"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a flat list stops the composer at the value past the limit, not after a megabyte of parsing
+        ("guards: [" + "1, " * 10_000 + "]\n", ["g.yaml:1:30001: the document holds more than 10000 keys and values"]),
+        ("guards:\n" + "  - 1\n" * 10_000, ["g.yaml:9999:5: the document holds more than 10000 keys and values"]),
+        # aliases: few nodes, many values
+        ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+         "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nguards: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n",
+         ["g.yaml:1:35: guards[7][8][8][9]: the document holds more than 10000 values once aliases expand"]),
+    ],
+)
+def test_too_many_values(write_guard_file, text, expected):
+    assert [str(d) for d in check_file(write_guard_file(text))] == expected

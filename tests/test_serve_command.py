@@ -42,7 +42,7 @@ def folder(tmp_path, monkeypatch):
      "the token file two must hold one token: printable ASCII without spaces, at most 4096 characters"),
     (["--token-file", "binary"], 2, "the token file binary must hold printable ASCII only"),
     (["--idle-ttl", "60"], 2, "--idle-ttl applies to a redis:// store, not to memory"),
-    (["--store", "nosuch://x"], 2, "--store: unknown store 'nosuch://x' (known: memory:, sqlite:, redis:, rediss:)"),
+    (["--store", "nosuch://x"], 2, "--store: unknown store 'nosuch://x' (known: memory:, sqlite:, mapping:, redis:, rediss:)"),
     (["--store", "redis://h:6379/x"], 2,
      "--store: the database of a Redis store URL is a number (redis://HOST:PORT/DB), not 'x'"),
     (["--store", "memory://somewhere"], 2,

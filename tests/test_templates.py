@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from jinja2 import Template
 
 import toolguards as tg
+from conftest import Watchdog
 from toolguards.kinds import BUILTIN_KINDS
 from toolguards.loader import check_file
 from toolguards.resources import shipped_templates_dir
@@ -105,3 +108,56 @@ def test_a_user_template_overrides_the_shipped_one(write_guard_file, tmp_path):
     engine = tg.load(path)
     decisions = [engine.post_execute(tg.ToolEvent("grep", {}, agent="a")) for _ in range(3)]
     assert decisions[2].additional_contexts[0].text == "Twice 6 for grep"
+
+
+def _fifo(path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    os.mkfifo(path)
+
+
+def _sparse(size: int) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        with open(path, "wb") as sparse:
+            sparse.truncate(size)
+
+    return make
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        # never skipped for the shipped `repeat-tool-reminder/first.j2`, never waited on, never read whole
+        (_fifo, "mine/en/first.j2:1:1: not a regular file (a named pipe)"),
+        (Path.mkdir, "mine/en/first.j2:1:1: not a regular file (a directory)"),
+        (_sparse(104_857_600),
+         "mine/en/first.j2:1:1: the file is 104857600 bytes; a template may be at most 65536 bytes (64 KiB)"),
+        (_sparse(65_537), "mine/en/first.j2:1:1: the file is 65537 bytes; a template may be at most 65536 bytes (64 KiB)"),
+        (lambda path: path.write_bytes(b"line one\n\tTwo caf\xe9 {{ tool }}\n"),
+         "mine/en/first.j2:2:9: the file is not UTF-8 text (byte 0xe9)"),
+        (lambda path: path.write_bytes("中文\r\n中".encode() + b"\xff"), "mine/en/first.j2:2:2: the file is not UTF-8 text (byte 0xff)"),
+    ],
+)
+def test_a_template_file_that_cannot_be_one_is_reported_at_it(write_guard_file, tmp_path, make, expected):
+    path = write_guard_file(user_template(tmp_path, "unused"))
+    (tmp_path / "mine" / "en" / "first.j2").unlink()
+    make(tmp_path / "mine" / "en" / "first.j2")
+    with Watchdog(tmp_path / "mine" / "en" / "first.j2"):
+        (got,) = check_file(path)
+    assert str(got).replace(str(tmp_path) + "/", "") == f"{expected} (the `first` template of guards[0] in g.yaml)"
+
+
+def test_a_template_of_64_kib_loads(write_guard_file, tmp_path):
+    path = write_guard_file(user_template(tmp_path, "{{ tool }}" + "x" * (64 * 1024 - len("{{ tool }}"))))
+    assert check_file(path) == []
+
+
+def test_an_included_template_that_is_a_named_pipe_is_a_render_problem(write_guard_file, tmp_path):
+    path = write_guard_file(user_template(tmp_path, '{% include "other.j2" %}\n'))
+    _fifo(tmp_path / "mine" / "en" / "other.j2")
+    with Watchdog(tmp_path / "mine" / "en" / "other.j2"):
+        (got,) = check_file(path)
+    assert str(got).replace(str(tmp_path) + "/", "") == (
+        "mine/en/first.j2:1:1: template failed to render: `mine/en/other.j2`: not a regular file (a named pipe) "
+        "(the `first` template of guards[0] in g.yaml)"
+    )

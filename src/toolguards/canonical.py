@@ -20,6 +20,10 @@ like a dict; dataclass instances -> the object of their fields; other objects wi
 classes, modules or callables -> the object of ``vars(value)``; anything else, iterables included (never iterated) ->
 the string of ``repr(value)``, or "<unrepresentable TypeName>" if repr raises, which is also the fallback whenever a
 conversion raises.
+
+``reference_text`` below is these rules written out, and the definition; JavaScript's text and key-order rules are in
+``jsformat``.  ``canonicalize`` first asks ``canonical_fast.fast_text``, which answers for plain JSON values (most
+calls) and returns None for anything it cannot vouch for; ``use_fast_path(False)`` sends every value to the reference.
 """
 
 from __future__ import annotations
@@ -27,388 +31,224 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import itertools
 import json
 import logging
 import math
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from enum import Enum
 from types import ModuleType
 from typing import Any
 
-from .jsformat import (
-    SAFE_INT,
-    index_order,
-    is_clean,
-    js_sorted,
-    number_text,
-    numeric_text,
-    pair_up,
-    quote,
-    string_text,
-    utf16_order_differs,
-)
+from .canonical_fast import fast_text
+from .jsformat import is_clean, js_sorted, number_text, numeric_text, pair_up, quote, string_text
 
-__all__ = ["canonicalize"]
+__all__ = ["canonicalize", "reference_text", "use_fast_path"]
 
 _log = logging.getLogger("toolguards")
-_FAST_DEPTH = 100  # deeper values take the iterative general path, which cannot exhaust the interpreter's stack
 _warned: weakref.WeakSet[type] = weakref.WeakSet()
-
-
-def _c_encoder(sort_keys: bool) -> Any:
-    # Called directly, the C encoder skips JSONEncoder's per-call setup; prepared values are proven acyclic, so it
-    # needs no markers dict (one that threads would share).
-    if make := getattr(json.encoder, "c_make_encoder", None):
-        return make(None, _refuse, quote, None, ":", ",", sort_keys, False, True)
-    encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"), sort_keys=sort_keys)
-    return lambda value, _level: (encoder.encode(value),)
-
-
-class _Slow(Exception):
-    """The fast path cannot express this value."""
-
-
-class _Reorder(Exception):
-    """An object's keys need JavaScript's order, which differs from code point order."""
-
-
-def _refuse(value: object) -> object:
-    raise _Slow
-
-
-_SORTED, _ORDERED = _c_encoder(True), _c_encoder(False)
+_fast_path = True
 
 
 def canonicalize(value: object) -> str:
     """Return the canonical JSON text of ``value``, as JavaScript prints it with every object's keys sorted."""
     try:
-        return _fast(value)  # _try_fast inlined: this runs on every tool call
-    except _Reorder:
-        text = _try_ordered(value)
-    except Exception:  # _Slow, RecursionError, a value mutated under us: the general path decides
-        text = None
-    if text is not None:
-        return text
+        text = fast_text(value) if _fast_path else None
+        return reference_text(value) if text is None else text
+    except RecursionError:  # a stack too full to call either (each handles whatever goes wrong inside it)
+        return _unrepresentable(value)
+
+
+def use_fast_path(enabled: bool) -> None:
+    """Let ``canonicalize`` try the fast path first (the default), or send every value to the reference."""
+    global _fast_path  # noqa: PLW0603 - one switch, read on every call
+    _fast_path = enabled
+
+
+def reference_text(value: object) -> str:
+    """The canonical text of ``value`` by the rules above, one container at a time; never raises."""
     try:
-        return _general(value, set())
-    except Exception:
-        return quote(f"<unrepresentable {type(value).__name__}>")
+        return _evaluate(value)
+    except Exception:  # MemoryError and the like; a conversion that raises is handled where it happens
+        return _unrepresentable(value)
 
 
-def _try_fast(value: object) -> str | None:
-    try:
-        return _fast(value)
-    except _Reorder:
-        return _try_ordered(value)
-    except Exception:
-        return None
+# A container becomes a node: the values whose text it needs (its members, and keys only their text can name), and
+# how it makes its own text of theirs. Nodes are printed innermost first from an explicit stack, so nesting is
+# bounded by memory, not by Python's recursion limit. A container's text is a rope, a list of its pieces (its members'
+# ropes among them), so no text is copied into its parent's; it is flattened into a string once, at the end, or where
+# its text decides an order (set members, colliding keys, keys named by their text).
+
+_Text = str | list["_Text"]
 
 
-def _try_ordered(value: object) -> str | None:
-    try:
-        return _fast_ordered(value, 0)
-    except Exception:
-        return None
-
-
-# Fast path: prove the C encoder prints the value as JavaScript would, or build a copy it does print right.  Strings
-# are checked on the output, where an O(1) isascii() usually clears them all at once.  This runs on every tool call,
-# so the common shapes (a dict of strings and small numbers) are handled inline, without a call per value.
-#
-# An object whose keys need JavaScript's order (array-index keys such as "3", "12", "40", which code point order puts
-# as "12", "3", "40") cannot go through the key-sorting encoder.  It is printed on its own, in that order, and a
-# placeholder string stands in for it until its text replaces the placeholder's.  The placeholders hold a lone
-# surrogate, which no text that leaves the fast path may hold: should the input hold a placeholder's text too, a
-# surrogate is left over after the replacement, and the value goes to the general path.
-
-_MAX_PLACEHOLDERS = 16  # past this many, printing the whole value in JavaScript's order is as quick
-_PLACEHOLDERS = tuple(f"\udfff{number}\udfff" for number in range(_MAX_PLACEHOLDERS))
-_PRINTED = tuple(f'"{placeholder}"' for placeholder in _PLACEHOLDERS)  # as the encoder prints them
-Subst = list[str]
-
-
-def _fast(value: Any) -> str:
-    t = type(value)
-    subs: Subst = []
-    prepared = _prep_container(value, t, 0, subs) if t is dict or t is list or t is tuple else _prep(value)
-    text: str = "".join(_SORTED(prepared, 0))
-    if subs:
-        # Only the first occurrence of each: see above for a placeholder's text in the input.
-        for number, sub in enumerate(subs):
-            text = text.replace(_PRINTED[number], sub, 1)
-    if text.isascii():
-        return text
-    if not is_clean(text):
-        raise _Slow  # surrogates, which the C encoder printed raw
-    if type(prepared) in (dict, list, tuple):
-        _check_keys(prepared)  # keys beyond U+D7FF may sort differently by UTF-16 code units
-    return text
-
-
-def _fast_ordered(value: Any, depth: int) -> str:
-    # Every object is rebuilt in JavaScript's key order and printed in that order.
-    return _ordered_text(_prep_ordered(value, depth))
-
-
-def _ordered_text(prepared: object) -> str:
-    text: str = "".join(_ORDERED(prepared, 0))
-    if text.isascii() or is_clean(text):
-        return text
-    raise _Slow  # surrogates, which the C encoder printed raw
-
-
-def _prep(x: Any) -> object:
-    """A scalar as the C encoder should see it (containers are prepared by their own functions)."""
-    t = type(x)
-    if t is int:
-        return x if -SAFE_INT <= x <= SAFE_INT else _prepnumber_text(x)
-    if t is float:
-        return _prepnumber_text(x)
-    if t is str or t is bool or x is None:
-        return x
-    raise _Slow
-
-
-def _prepnumber_text(x: Any) -> object:
-    if type(x) is int:
-        try:
-            x = float(x)
-        except OverflowError:
-            return None
-    elif 1e-4 <= abs(x) < 1e16 and not x.is_integer():
-        return x  # Python's repr and Number::toString agree here
-    elif not math.isfinite(x):
-        return None
-    elif abs(x) <= SAFE_INT and x.is_integer():
-        return int(x)
-    if abs(x) < 1e21 and x.is_integer():
-        return int(number_text(x))  # JavaScript prints the shortest digits padded with zeros, as this int prints
-    raise _Slow
-
-
-def _prep_container(v: Any, t: type, depth: int, subs: Subst) -> object:
-    if depth > _FAST_DEPTH:
-        raise _Slow
-    if t is dict:
-        try:
-            # Code point order is JavaScript's unless a key may be an array index, and only keys below ":" can be.
-            order = index_order(v) if v and min(v) < ":" else None
-        except TypeError:  # keys that are not all strings
-            raise _Slow from None
-        if order is not None:
-            if len(subs) >= _MAX_PLACEHOLDERS:
-                raise _Reorder
-            subs.append(_ordered_text(_prep_in_order(v, order, depth)))
-            return _PLACEHOLDERS[len(subs) - 1]
-        items: Iterable[tuple[Any, Any]] = v.items()
-    else:
-        items = enumerate(v)
-    copy = None
-    for k, x in items:
-        tx = type(x)
-        if tx is str or tx is bool or x is None:
+def _evaluate(root: object) -> str:
+    active: set[int] = set()  # the containers being printed: one met again inside itself prints as "[Circular]"
+    printing: list[tuple[_Node, object]] = [(_Node([root]), None)]  # innermost last, each with its container
+    while True:
+        node, container = printing[-1]
+        if len(node.texts) < len(node.wanted):
+            value = node.wanted[len(node.texts)]
+            started = _start(value, active)
+            if isinstance(started, str):
+                node.texts.append(started)
+            else:
+                active.add(id(value))
+                printing.append((started, value))  # holds value, so its id cannot be reused while it is in active
             continue
-        if tx is int:
-            if -9007199254740992 <= x <= 9007199254740992:  # 2**53, as a constant: this is the innermost loop
-                continue
-            y = _prepnumber_text(x)
-        elif tx is float:
-            if (1e-4 <= x < 1e16 or -1e16 < x <= -1e-4) and not x.is_integer():
-                continue  # Python's repr and Number::toString agree here
-            y = int(x) if -9007199254740992 <= x <= 9007199254740992 and x.is_integer() else _prepnumber_text(x)
-        elif tx is dict or tx is list or tx is tuple:
-            y = _prep_container(x, tx, depth + 1, subs)
-            if y is x:
-                continue
-        else:
-            raise _Slow
-        # A value the C encoder would print differently (30.0, 2**60): a shallow copy that holds the printable one.
-        # dict(v) and list(v) copy at C speed; only the changed members are set.
-        if copy is None:
-            copy = dict(v) if t is dict else list(v)
-        copy[k] = y
-    return v if copy is None else copy
+        printing.pop()
+        active.discard(id(container))
+        if not printing:
+            return _flat(node.text())
+        printing[-1][0].texts.append(node.text())
 
 
-def _prep_ordered(v: Any, depth: int) -> object:
+def _start(v: Any, active: set[int]) -> str | _Node:
+    """The text of ``v`` if it has no members, else the node that prints it."""
     t = type(v)
-    if t is not dict and t is not list and t is not tuple:
-        return _prep(v)
-    if depth > _FAST_DEPTH:
-        raise _Slow
-    if t is dict:
-        return _prep_in_order(v, js_sorted(list(v)), depth)
-    return [_prep_ordered(x, depth + 1) for x in v]
-
-
-def _prep_in_order(v: dict[str, Any], order: list[str], depth: int) -> dict[str, object]:
-    # A copy of v with its keys in ``order``, for the encoder that keeps the order it is given.
-    copy = {}
-    for k in order:
-        x = v[k]
-        tx = type(x)
-        copy[k] = x if tx is str or tx is bool or x is None else _prep_ordered(x, depth + 1)
-    return copy
-
-
-def _check_keys(v: Any) -> None:
-    if type(v) is dict:
-        keys = "".join(v)
-        if utf16_order_differs(keys) and js_sorted(list(v)) != sorted(v):
-            raise _Reorder
-        v = v.values()
-    for x in v:
-        if type(x) in (dict, list, tuple):
-            _check_keys(x)
-
-
-def _key_text(k: Any, active: set[int]) -> str:
-    t = type(k)
     if t is str:
-        return k if k.isascii() or is_clean(k) else pair_up(k)
-    if k is None or t is bool:
-        return "null" if k is None else "true" if k else "false"
+        return string_text(v)
+    if v is None or t is bool:
+        return "null" if v is None else "true" if v else "false"
+    if t is int or t is float:
+        return numeric_text(v)
+    if id(v) in active:
+        return '"[Circular]"'
+    try:
+        rule, found = _convert(v)
+    except Exception:
+        rule, found = "the string of its repr()", _repr_text(v)
+    if rule is not None:
+        _warn(v, rule, found if isinstance(found, str) else None)
+    return found
+
+
+def _convert(v: Any) -> tuple[str | None, str | _Node]:
+    """How a value that is not a plain JSON scalar prints, and the rule that says so (None for JSON's own kinds)."""
+    if isinstance(v, Enum):
+        return "its .value", _Node([v.value])
+    if isinstance(v, dict):
+        return None, _Object(list(dict.items(v)))
+    if isinstance(v, (list, tuple)):
+        return None, _Array(list(v))
+    if isinstance(v, str):
+        return None, string_text(v)
+    if isinstance(v, int):
+        return None, numeric_text(int.__int__(v))
+    if isinstance(v, float):
+        return None, numeric_text(float.__float__(v))
+    if isinstance(v, Mapping):
+        return "an object, like a dict", _Object(list(v.items()))
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return "the string of its UTF-8 decoding", string_text(_bytes_text(bytes(v)))
+    if isinstance(v, (set, frozenset)):
+        return "an array ordered by its members' canonical text", _Set(list(v))
+    if isinstance(v, (datetime.date, datetime.time)):
+        return "the string of its isoformat()", string_text(v.isoformat())
+    if isinstance(v, Decimal):
+        return "the number float() makes of it", numeric_text(float(v)) if v.is_finite() else "null"
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return "the object of its fields", _Object([(f.name, getattr(v, f.name)) for f in dataclasses.fields(v)])
+    if hasattr(v, "__dict__") and not isinstance(v, (type, ModuleType)) and not callable(v):
+        return "the object of its attributes", _Object(list(vars(v).items()))
+    return "the string of its repr()", _repr_text(v)
+
+
+def _key_name(key: Any) -> str | None:
+    """What ``String(key)`` makes of a str, number, bool or None key; None for other keys."""
+    t = type(key)
+    if t is str:
+        return key if key.isascii() or is_clean(key) else pair_up(key)
+    if key is None or t is bool:
+        return "null" if key is None else "true" if key else "false"
     if t is int or t is float:
         try:
-            f = float(k)
+            f = float(key)
         except OverflowError:
-            f = math.inf if k > 0 else -math.inf
+            f = math.inf if key > 0 else -math.inf
         return number_text(f) if math.isfinite(f) else "NaN" if math.isnan(f) else "Infinity" if f > 0 else "-Infinity"
-    text = _try_fast(k) or _general(k, active)
-    return str(json.loads(text)) if text.startswith('"') else text
+    return None
 
 
-# General path: an explicit work stack of (op, argument), so depth is bounded only by memory.
-
-_VALUE, _EMIT, _EXIT, _MARK, _JOIN = range(5)
-_TEXT, _OBJECT, _ARRAY, _SET, _SUBST = range(5)
-_Work = list[tuple[int, Any]]
+# The nodes, and their text as ropes.
 
 
-def _general(root: object, active: set[int]) -> str:
-    out: list[str] = []
-    work: _Work = [(_VALUE, root)]
-    tries = 8  # the fast path on inner containers; a failed try may cost a scan of the container
-    while work:
-        op, arg = work.pop()
-        if op == _VALUE:
-            if tries and arg is not root and type(arg) in (dict, list, tuple):
-                text = _try_fast(arg)
-                if text is not None:
-                    out.append(text)
-                    continue
-                tries -= 1
-            _visit(arg, out, work, active)
-        elif op == _EMIT:
-            out.append(arg)
-        elif op == _EXIT:
-            active.discard(id(arg))
-        elif op == _MARK:  # a member of a group printed sorted starts here
-            arg.append(len(out))
+class _Node:
+    __slots__ = ("texts", "wanted")
+
+    def __init__(self, wanted: list[object]) -> None:
+        self.wanted = wanted
+        self.texts: list[_Text] = []  # the texts of ``wanted``, as they are printed
+
+    def text(self) -> _Text:
+        """This container's text, once ``texts`` holds the text of every wanted value."""
+        return self.texts[0]  # the node of a value that prints as another (an Enum member as its .value)
+
+
+class _Array(_Node):
+    __slots__ = ()
+
+    def text(self) -> _Text:
+        return _joined("[", self.texts, "]")
+
+
+class _Set(_Node):
+    __slots__ = ()
+
+    def text(self) -> _Text:
+        return _joined("[", sorted(map(_flat, self.texts)), "]")  # a set has no order: its members' text gives one
+
+
+class _Object(_Node):
+    __slots__ = ("names",)
+
+    def __init__(self, entries: list[tuple[object, object]]) -> None:
+        self.names = [_key_name(key) for key, _ in entries]  # None: named by the key's canonical text
+        wanted: list[object] = []
+        for (key, value), name in zip(entries, self.names, strict=True):
+            wanted += [value] if name is not None else [key, value]
+        super().__init__(wanted)
+
+    def text(self) -> _Text:
+        groups: dict[str, list[_Text]] = {}
+        texts = iter(self.texts)
+        for given in self.names:
+            if given is None:
+                key = _flat(next(texts))
+                name = json.loads(key) if key.startswith('"') else key  # the string it denotes, or the text itself
+            else:
+                name = given
+            groups.setdefault(name, []).append(next(texts))
+        members: list[_Text] = []
+        for name in js_sorted(list(groups)):
+            values = groups[name] if len(groups[name]) == 1 else sorted(map(_flat, groups[name]))  # all kept, by text
+            members += [[string_text(name), ":", value] for value in values]
+        return _joined("{", members, "}")
+
+
+def _joined(opening: str, members: list[_Text], closing: str) -> _Text:
+    """``opening``, the members separated by commas, ``closing``: as a rope."""
+    pieces: list[_Text] = [opening]
+    for n, member in enumerate(members):
+        if n:
+            pieces.append(",")
+        pieces.append(member)
+    pieces.append(closing)
+    return pieces
+
+
+def _flat(text: _Text) -> str:
+    """The string a rope spells (iteratively: a rope is as deep as the value)."""
+    pieces: list[str] = []
+    ropes = [text]
+    while ropes:
+        rope = ropes.pop()
+        if isinstance(rope, str):
+            pieces.append(rope)
         else:
-            marks, opening, closing = arg
-            bounds = [*marks, len(out)]
-            texts = sorted("".join(out[a:b]) for a, b in itertools.pairwise(bounds))
-            del out[marks[0] :]
-            out.append(opening + ",".join(texts) + closing)
-    return "".join(out)
-
-
-def _visit(v: Any, out: list[str], work: _Work, active: set[int]) -> None:
-    t = type(v)
-    if t is str:
-        out.append(string_text(v))
-    elif v is None or t is bool:
-        out.append("null" if v is None else "true" if v else "false")
-    elif t is int or t is float:
-        out.append(numeric_text(v))
-    elif id(v) in active:
-        out.append('"[Circular]"')
-    else:
-        active.add(id(v))  # already while converting, as keys that are objects may lead back to v
-        try:
-            kind, payload, rule = _convert(v, active)
-        except Exception:
-            kind, payload, rule = _TEXT, _repr_text(v), "the string of its repr()"
-        if rule is not None:
-            _warn(v, rule, payload if kind == _TEXT else None)
-        if kind == _TEXT:
-            active.discard(id(v))
-            out.append(payload)
-        else:
-            work.append((_EXIT, v))  # holds v, so its id cannot be reused while it is in active
-            _push(kind, payload, out, work)
-
-
-def _push(kind: int, payload: Any, out: list[str], work: _Work) -> None:
-    ops: _Work = []
-    if kind == _SET and len(payload) < 2:
-        kind = _ARRAY  # nothing to sort, and nesting stays linear
-    if kind == _SUBST:
-        ops.append((_VALUE, payload))
-    elif kind == _ARRAY:
-        out.append("[")
-        for x in payload:
-            ops += [(_EMIT, ","), (_VALUE, x)]
-        ops = [*ops[1:], (_EMIT, "]")]
-    elif kind == _SET:
-        marks: list[int] = []
-        for x in payload:
-            ops += [(_MARK, marks), (_VALUE, x)]
-        ops.append((_JOIN, (marks, "[", "]")))
-    else:
-        out.append("{")
-        for key, values in payload:
-            prefix = string_text(key) + ":"
-            ops.append((_EMIT, ","))
-            if len(values) == 1:
-                ops += [(_EMIT, prefix), (_VALUE, values[0])]
-                continue
-            marks = []  # colliding keys: all kept, sorted by their text
-            for x in values:
-                ops += [(_MARK, marks), (_EMIT, prefix), (_VALUE, x)]
-            ops.append((_JOIN, (marks, "", "")))
-        ops = [*ops[1:], (_EMIT, "}")]
-    work.extend(reversed(ops))
-
-
-def _entries(items: Iterable[tuple[object, object]], active: set[int]) -> list[tuple[str, list[object]]]:
-    groups: dict[str, list[object]] = {}
-    for k, x in items:
-        groups.setdefault(_key_text(k, active), []).append(x)
-    return [(k, groups[k]) for k in js_sorted(list(groups))]
-
-
-def _convert(v: Any, active: set[int]) -> tuple[int, Any, str | None]:
-    if isinstance(v, Enum):
-        return _SUBST, v.value, "its .value"
-    if isinstance(v, (dict, list, tuple, str, int, float)):
-        if isinstance(v, dict):
-            return _OBJECT, _entries(list(dict.items(v)), active), None
-        if isinstance(v, (list, tuple)):
-            return _ARRAY, list(v), None
-        if isinstance(v, str):
-            return _TEXT, string_text(v), None
-        return _TEXT, numeric_text(int.__int__(v)) if isinstance(v, int) else numeric_text(float.__float__(v)), None
-    if isinstance(v, Mapping):
-        return _OBJECT, _entries(list(v.items()), active), "an object, like a dict"
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return _TEXT, string_text(_bytes_text(bytes(v))), "the string of its UTF-8 decoding"
-    if isinstance(v, (set, frozenset)):
-        return _SET, list(v), "an array ordered by its members' canonical text"
-    if isinstance(v, (datetime.date, datetime.time)):
-        return _TEXT, string_text(v.isoformat()), "the string of its isoformat()"
-    if isinstance(v, Decimal):
-        return _TEXT, numeric_text(float(v)) if v.is_finite() else "null", "the number float() makes of it"
-    if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        fields = [(f.name, getattr(v, f.name)) for f in dataclasses.fields(v)]
-        return _OBJECT, _entries(fields, active), "the object of its fields"
-    if hasattr(v, "__dict__") and not isinstance(v, (type, ModuleType)) and not callable(v):
-        return _OBJECT, _entries(list(vars(v).items()), active), "the object of its attributes"
-    return _TEXT, _repr_text(v), "the string of its repr()"
+            ropes.extend(reversed(rope))
+    return "".join(pieces)
 
 
 # Each undecodable byte as "\\xNN", as errors="backslashreplace" writes it.
@@ -430,6 +270,10 @@ def _repr_text(v: object) -> str:
     except Exception:
         text = f"<unrepresentable {type(v).__name__}>"
     return string_text(text)
+
+
+def _unrepresentable(v: object) -> str:
+    return quote(f"<unrepresentable {type(v).__name__}>")
 
 
 def _warn(v: object, rule: str, text: str | None) -> None:

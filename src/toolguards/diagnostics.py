@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["ConfigError", "Diagnostic", "format_json_path"]
+__all__ = ["ConfigError", "Diagnostic", "escape_controls", "format_json_path"]
 
 
 @dataclass(frozen=True)
@@ -20,20 +20,23 @@ class Diagnostic:
 
     def __str__(self) -> str:
         # One problem, one line: a key or value quoted in a message may hold a line break or another control character.
-        message = _escape_controls(self.message)
+        message = escape_controls(self.message)
         if self.line is None:
-            return f"{_escape_controls(self.path)}: {message}"
-        return f"{_escape_controls(self.path)}:{self.line}:{self.column or 1}: {message}"
+            return f"{escape_controls(self.path)}: {message}"
+        return f"{escape_controls(self.path)}:{self.line}:{self.column or 1}: {message}"
 
     def sort_key(self) -> tuple[str, int, int]:
         """Order of report: by file, then by position (problems without one first)."""
         return (self.path, self.line or 0, self.column or 0)
 
 
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+# C0 and C1 controls (NEL, U+0085, ends a line for Python's splitlines and some terminals; CSI, U+009B, starts an
+# escape sequence) and the two Unicode line separators.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def _escape_controls(text: str) -> str:
+def escape_controls(text: str) -> str:
+    """``text`` with every control character and line separator written as a Python escape (``\\n``, ``\\x85``)."""
     return _CONTROLS.sub(lambda match: repr(match.group())[1:-1], text)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,8 +20,10 @@ from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.reader import ReaderError
 
 from .diagnostics import ConfigError, Diagnostic, format_json_path
+from .reading import NotUtf8, decode_utf8, position_of
 
 __all__ = ["JsonPath", "Position", "PositionedDocument", "parse_document"]
 
@@ -70,8 +73,9 @@ class PositionedDocument:
         return self.keys.get(path) or self.value_position(path)
 
 
-# Aliases can make a small file expand exponentially; no real guard file comes near this.
-MAX_VALUES = 100_000
+# No real guard file comes near this many values. The composer stops at it (a flat list of a megabyte would take half a
+# minute to compose), and so does the builder once aliases expand (they can make a small file expand exponentially).
+MAX_VALUES = 10_000
 # A guard file nests a handful of levels; the YAML composer recurses once per level, so a limit keeps a hostile file
 # from exhausting the interpreter's stack (and ruamel's scanner, quadratic in the depth of flow collections, from
 # taking seconds over it).
@@ -82,6 +86,10 @@ _DEPTH_ERRORS: tuple[type[Exception], ...] = tuple(
 )
 # Escapes such as "\ud800" make text that no UTF-8 output can hold, so no message may quote it.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# The code points YAML allows in a stream (the spec's c-printable); the reader refuses the rest, naming only an offset.
+_REFUSED = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# A file of stray bytes may hold thousands of them; past this many, one more line gives the count.
+MAX_REFUSED_REPORTED = 20
 
 
 def _children(node: Node) -> list[Node]:
@@ -119,15 +127,55 @@ def _mark(node: Node) -> Position:
 
 def _decode(display: str, raw: bytes) -> str:
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = raw[: exc.start]
-        line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-        raise ConfigError(
-            [Diagnostic(display, line, column, f"the file is not UTF-8 text (byte 0x{raw[exc.start]:02x})")]
-        ) from None
+        text = decode_utf8(raw)
+    except NotUtf8 as exc:
+        raise ConfigError([Diagnostic(display, exc.line, exc.column, str(exc))]) from None
     return text.removeprefix("\ufeff")
+
+
+def _refused(character: str) -> str:
+    # _REFUSED leaves control characters and U+FFFE/U+FFFF (a lone surrogate cannot come out of strict UTF-8
+    # decoding); "the character" stands for whatever else a reader of another ruamel version might refuse.
+    if unicodedata.category(character) == "Cc":
+        what = "a control character"
+    elif character in "\ufffe\uffff":
+        what = "a noncharacter"
+    else:
+        what = "the character"
+    return f"the file holds {what} U+{ord(character):04X}, which YAML does not allow"
+
+
+def _refused_characters(display: str, text: str) -> list[Diagnostic]:
+    """Every character of ``text`` that YAML does not allow, at its line and column (the first ones, then a count)."""
+    found = []
+    for count, match in enumerate(_REFUSED.finditer(text)):
+        line, column = position_of(text, match.start())
+        if count == MAX_REFUSED_REPORTED:
+            rest = sum(1 for _ in _REFUSED.finditer(text, match.start()))
+            found.append(Diagnostic(display, line, column, f"and {rest} more characters that YAML does not allow"))
+            break
+        found.append(Diagnostic(display, line, column, _refused(match.group())))
+    return found
+
+
+class _TooManyValues(Exception):
+    def __init__(self, where: Position) -> None:
+        self.where = where
+
+
+class _CountingComposer(yaml_composer.Composer):
+    """ruamel's composer, stopped at the first node past MAX_VALUES (aliases count once here)."""
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader)
+        self.composed = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.composed += 1
+        if self.composed > MAX_VALUES:
+            mark = self.parser.peek_event().start_mark
+            raise _TooManyValues(Position(mark.line + 1, mark.column + 1))
+        return super().compose_node(parent, index)
 
 
 class _Builder:
@@ -276,21 +324,31 @@ def parse_document(display: str, raw: bytes) -> PositionedDocument:
     schema check can report its own problems in the same run.
     """
     text = _decode(display, raw)
+    refused = _refused_characters(display, text)
+    if refused:
+        raise ConfigError(refused)
     if not text.strip():
         raise ConfigError([Diagnostic(display, 1, 1, "the file is empty: expected a mapping with a `guards` list")])
     try:
         yaml = YAML(typ="safe", pure=True)
+        yaml.Composer = _CountingComposer
         yaml.composer.warn_double_anchors = False  # redefining an anchor is legal YAML, not a Python warning
         yaml.max_depth = MAX_DEPTH + 1  # the root is at depth 1
         root = yaml.compose(text)
     except _DEPTH_ERRORS as exc:
         mark = exc.problem_mark  # type: ignore[attr-defined]  # a MarkedYAMLError
         raise ConfigError([Diagnostic(display, mark.line + 1, mark.column + 1, _TOO_DEEP)]) from None
+    except _TooManyValues as exc:
+        message = f"the document holds more than {MAX_VALUES} keys and values"
+        raise ConfigError([Diagnostic(display, exc.where.line, exc.where.column, message)]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         reason = exc.problem or exc.context or "invalid YAML"
         raise ConfigError([Diagnostic(display, line, column, f"YAML syntax error: {reason}")]) from None
+    except ReaderError as exc:  # a character the reader refuses that _REFUSED let through (another ruamel's set)
+        line, column = position_of(text, exc.position)
+        raise ConfigError([Diagnostic(display, line, column, _refused(chr(exc.character)))]) from None
     except YAMLError as exc:
         raise ConfigError([Diagnostic(display, 1, 1, f"YAML syntax error: {exc}")]) from None
     except RecursionError:

@@ -2,21 +2,20 @@
 
 ``number_text`` is ``Number::toString`` from Python's shortest round-trip digits; ``string_text`` is what
 ``JSON.stringify`` prints for a string (lone surrogates as ``\\udxxx``, an adjacent surrogate pair as one character);
-``js_sorted`` and ``index_order`` give the order ``Object.keys(o).sort()`` then enumeration produce: array-index keys
-("0".."4294967294") first in numeric order, then the rest by UTF-16 code units.
+``js_sorted`` is the order ``Object.keys(o).sort()`` then enumeration produce: array-index keys ("0".."4294967294")
+first in numeric order, then the rest by UTF-16 code units.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 import math
 import re
-from typing import Any
 
 __all__ = [
     "SAFE_INT",
-    "index_order",
     "is_clean",
     "js_sorted",
     "number_text",
@@ -24,21 +23,17 @@ __all__ = [
     "pair_up",
     "quote",
     "string_text",
-    "utf16_order_differs",
 ]
 
+#: ``JSON.stringify`` of a string without surrogates (C-accelerated where CPython has its ``_json`` module).
 quote = json.encoder.encode_basestring
 #: Integers up to this size print exactly; beyond it JavaScript sees the nearest double.
 SAFE_INT = 2**53
 _ABOVE_D7FF = re.compile("[\ud800-\U0010ffff]")  # where code point order and UTF-16 order can part
 
 
-def utf16_order_differs(text: str) -> bool:
-    """Whether keys made of these characters might sort differently by UTF-16 code units than by code points."""
-    return not text.isascii() and _ABOVE_D7FF.search(text) is not None
-
-
 def is_clean(s: str) -> bool:
+    """Whether ``s`` holds no surrogate code point."""
     try:
         s.encode()  # strict UTF-8: the quickest scan for surrogates
     except UnicodeEncodeError:
@@ -46,10 +41,11 @@ def is_clean(s: str) -> bool:
     return True
 
 
-# Text of scalars and key order.
+# Text of scalars.
 
 
 def number_text(x: float) -> str:
+    """``Number::toString`` of a finite double."""
     # Python's repr already has the shortest round-trip digits; only the layout differs from Number::toString.
     if x == 0:
         return "0"
@@ -71,6 +67,7 @@ def number_text(x: float) -> str:
 
 
 def numeric_text(x: int | float) -> str:
+    """``JSON.stringify`` of a number: integers beyond 2**53 as the nearest double, NaN and infinities as null."""
     try:
         x = x if type(x) is int and -SAFE_INT <= x <= SAFE_INT else float(x)
     except OverflowError:
@@ -82,20 +79,24 @@ _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def pair_up(s: str) -> str:
-    # Adjacent high+low surrogates are one character to JavaScript. The round trip through UTF-16 calls an error
-    # handler per surrogate, so it runs only where a pair is (rare: json.loads already joins escaped pairs).
+    """``s`` with each adjacent high+low surrogate joined into the one character JavaScript sees."""
+    # The round trip through UTF-16 calls an error handler per surrogate, so it runs only where a pair is (rare:
+    # json.loads already joins escaped pairs).
     if not _SURROGATE_PAIR.search(s):
         return s
     return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def string_text(s: str) -> str:
+    """``JSON.stringify`` of a string."""
     if s.isascii() or is_clean(s):
         return quote(s)
     # Lone surrogates print as JSON.stringify escapes them, "\\udxxx": exactly what backslashreplace writes for a
     # character UTF-8 cannot encode, at C speed (a regex with a callback took seconds on megabytes of them).
     return quote(pair_up(s)).encode("utf-8", "backslashreplace").decode("utf-8")
 
+
+# Key order.
 
 # The array-index keys "0".."4294967294" with no leading zero, as one C-level match (filter() runs it without a frame).
 _INDEX_KEY = re.compile(
@@ -104,59 +105,18 @@ _INDEX_KEY = re.compile(
 ).fullmatch
 
 
-def _is_index(k: str) -> bool:
-    return _INDEX_KEY(k) is not None
-
-
-def _index_keys_in_order(keys: list[str]) -> bool:
-    # In code point order, array-index keys must come first and by length, which makes their order numeric.
-    width, others = 0, False
-    for k in keys:
-        if k >= ":":
-            return True
-        if _INDEX_KEY(k) is None:
-            others = True
-        elif others or len(k) < width:
-            return False
-        else:
-            width = len(k)
-    return True
-
-
-# Objects with a key below ":" are checked on every call; their key sets repeat from call to call (one tool, one
-# schema), so the verdict is remembered per tuple of keys, within bounds.
-_ORDER_CACHE: dict[tuple[str, ...], list[str] | None] = {}
-_ORDER_CACHE_SIZE = 256
-_ORDER_CACHE_KEYS = 64
-_ORDER_CACHE_CHARS = 1024
-_MISS: Any = object()
-
-
-def index_order(v: dict[str, Any]) -> list[str] | None:
-    """The keys of ``v`` in JavaScript's order where array-index keys make it differ from code point order."""
-    shape = tuple(v)
-    found = _ORDER_CACHE.get(shape, _MISS)
-    if found is not _MISS:
-        return found  # type: ignore[no-any-return]
-    keys = sorted(shape)  # TypeError for keys that are not all strings
-    order = None if _index_keys_in_order(keys) else js_sorted(keys)
-    if len(shape) <= _ORDER_CACHE_KEYS and sum(map(len, shape)) <= _ORDER_CACHE_CHARS:
-        if len(_ORDER_CACHE) >= _ORDER_CACHE_SIZE:
-            _ORDER_CACHE.clear()
-        _ORDER_CACHE[shape] = order
-    return order
-
-
 def js_sorted(keys: list[str]) -> list[str]:
-    index = list(filter(_INDEX_KEY, keys))
+    """``keys`` in the order JavaScript enumerates an object built with them sorted."""
+    ordered = sorted(keys)
+    # Array-index keys start with a digit, so in code point order they all come before ":" (among a few others).
+    low = bisect.bisect_left(ordered, ":")
+    index = list(filter(_INDEX_KEY, ordered[:low]))
     if index:
         index.sort(key=int)
-        rest = list(itertools.filterfalse(_INDEX_KEY, keys))
+        rest = list(itertools.filterfalse(_INDEX_KEY, ordered[:low])) + ordered[low:]
     else:
-        rest = keys
+        rest = ordered
     joined = "".join(rest)
     if joined.isascii() or not _ABOVE_D7FF.search(joined):
-        return index + sorted(rest)
+        return index + rest
     return index + sorted(rest, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
-
-

@@ -20,6 +20,7 @@ from .document import JsonPath, PositionedDocument, parse_document
 from .engine import Engine, FailureCallback
 from .guard import GuardKind
 from .kinds import registry
+from .reading import read_guard_file
 from .resources import default_guard_file, shipped_templates_dir
 from .schema import schema_diagnostics
 from .stores import MemoryStore, StoreFactory, open_stores
@@ -46,12 +47,7 @@ def load(
     guard fails and is skipped (guard_id None for the engine itself), beside the one log line per kind of failure.
     """
     display = os.fspath(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ConfigError([Diagnostic(display, 1, 1, f"cannot read the file: {reason}")]) from None
-    document = parse_document(display, raw)
+    document = parse_document(display, read_guard_file(display, path))
     return _build(display, Path(path).resolve().parent, document, locale, stores, on_failure)
 
 
@@ -116,7 +112,8 @@ def _build(  # noqa: PLR0917 - private, called by the three entry points above
     if () in bad or ("guards",) in bad:
         raise ConfigError(problems)
     # Check the templates of every guard the schema accepted, even when other parts of the file have problems.
-    valid = {i for i in range(len(document.data["guards"])) if not any(p[:2] == ("guards", i) for p in bad)}
+    bad_guards = {path[1] for path in bad if path[:1] == ("guards",) and len(path) > 1}
+    valid = set(range(len(document.data["guards"]))) - bad_guards
     guard_file = build_guard_file(display, base_dir, document.data if not bad else _top_valid(document.data, bad),
                                   kinds, valid)
     templates, more = _templates(guard_file, document, locale)
@@ -248,5 +245,6 @@ def _guard_templates(  # noqa: PLR0917 - private helper, called once
             problems.append(_problem(display, document, path, loaded.message))
         else:
             used_by = f"the `{use.key}` template of guards[{index}] in {display}"
-            problems.append(Diagnostic(loaded.file, loaded.line or 1, 1, f"{loaded.message} ({used_by})"))
+            where = (loaded.line or 1, loaded.column or 1)
+            problems.append(Diagnostic(loaded.file, *where, f"{loaded.message} ({used_by})"))
     return compiled, problems

@@ -6,20 +6,37 @@ fill in (a tool's arguments, say) is data, never template source. At load every 
 unknown variables and for sandbox escapes (attributes that start with ``_``, calls of methods that mutate), then
 rendered once with sample values, so a broken template is a config error naming its file and line, not a surprise in
 the middle of a session.
+
+Template files are read as guard files are (see ``reading.py``): the first folder that holds the name decides, and a
+name there that is not a regular file, or is larger than 64 KiB, or is not UTF-8 text, is a problem, never skipped for
+the next folder nor left to block or fill memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined, Template, TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    StrictUndefined,
+    Template,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+)
 from jinja2 import nodes as jnodes
 from jinja2.exceptions import SecurityError
+from jinja2.loaders import split_template_path
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from .reading import MAX_TEMPLATE_BYTES, FileRefused, NotUtf8, decode_utf8, read_small_file, size_limit
 
 __all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale"]
 
@@ -59,11 +76,54 @@ class _Sandbox(ImmutableSandboxedEnvironment):
 
 @dataclass(frozen=True)
 class TemplateProblem:
-    """Why a template cannot be used; ``file``/``line`` where the template itself is at fault."""
+    """Why a template cannot be used; ``file``/``line``/``column`` where the template itself is at fault."""
 
     message: str
     file: str | None = None
     line: int | None = None
+    column: int | None = None
+
+
+class _Unreadable(TemplateError):
+    """A template file that is there but cannot be used: ``problem`` says why, as a guard file's would."""
+
+    def __init__(self, filename: str, problem: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(f"`{filename}`: {problem}")
+        self.filename, self.problem, self.line, self.column = filename, problem, line, column
+
+
+class _FolderLoader(BaseLoader):
+    """Template names looked up in folders, first match wins, each file read with ``read_small_file``."""
+
+    def __init__(self, folders: Sequence[Path]) -> None:
+        self.folders = tuple(folders)
+        #: the text of every template read, by file name, for the checks that parse it again
+        self.sources: dict[str, str] = {}
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        pieces = split_template_path(template)  # refuses `..`
+        for folder in self.folders:
+            filename = os.path.normpath(posixpath.join(str(folder), *pieces))
+            try:
+                raw = read_small_file(filename, MAX_TEMPLATE_BYTES)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except FileRefused as refused:
+                if refused.kind is not None:
+                    raise _Unreadable(filename, f"not a regular file ({refused.kind})") from None
+                size = f"the file is {refused.size} bytes; a template may be at most {size_limit(MAX_TEMPLATE_BYTES)}"
+                raise _Unreadable(filename, size) from None
+            except OSError as exc:
+                raise _Unreadable(filename, f"cannot read the file: {exc.strerror or exc}") from None
+            except ValueError as exc:  # a NUL character in the name
+                raise _Unreadable(filename, f"cannot read the file: {exc}") from None
+            try:
+                source = decode_utf8(raw)
+            except NotUtf8 as exc:
+                raise _Unreadable(filename, str(exc), exc.line, exc.column) from None
+            self.sources[filename] = source
+            return source, filename, lambda: True
+        raise TemplateNotFound(template)
 
 
 def available_locales(roots: Sequence[Path]) -> list[str]:
@@ -88,8 +148,9 @@ class Templates:
     def __init__(self, roots: Sequence[Path], locale: str) -> None:
         self.locale = locale
         self.folders = tuple(root / locale for root in roots if (root / locale).is_dir())
+        self._loader = _FolderLoader(self.folders)
         self._env = _Sandbox(
-            loader=FileSystemLoader([str(folder) for folder in self.folders], encoding="utf-8"),
+            loader=self._loader,
             undefined=StrictUndefined,
             autoescape=False,
             keep_trailing_newline=False,
@@ -105,10 +166,12 @@ class Templates:
             return TemplateProblem(f"template `{name}` not found for locale `{self.locale}` (searched: {searched})")
         except TemplateSyntaxError as exc:
             return TemplateProblem(f"template syntax error: {exc.message}", exc.filename, exc.lineno)
-        except (OSError, UnicodeDecodeError, TemplateError) as exc:
+        except _Unreadable as exc:  # a problem of the file, reported at it: never a reason to look elsewhere
+            return TemplateProblem(exc.problem, exc.filename, exc.line, exc.column)
+        except TemplateError as exc:
             return TemplateProblem(f"template `{name}` cannot be read: {exc}")
         filename = template.filename or name
-        source = Path(filename).read_text(encoding="utf-8") if template.filename else ""
+        source = self._loader.sources[filename] if template.filename else ""
         problem = _static_problem(self._env.parse(source), set(sample), filename, set(self._env.globals) | _IMPLICIT)
         if problem is not None:
             return problem

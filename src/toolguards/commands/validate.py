@@ -1,6 +1,8 @@
 """``toolguards validate [PATH ...]``: check guard files, print every problem, exit 1 if there is any.
 
-Exit codes: 0 all files valid; 1 a problem was found (each printed on stdout); 2 a usage error.
+Exit codes: 0 all files valid; 1 a problem was found (each printed on stdout); 2 a usage error. A path that is not a
+regular file (a named pipe, a device, a folder), a file over 1 MiB, one that is not UTF-8 or holds a character YAML
+does not allow, is a problem of that file (one line, exit 1), found without reading it whole or waiting on it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, escape_controls
 from ..loader import check_file
 
 HELP = "check guard files against the schema and their templates (exit 1 on any problem)"
@@ -35,7 +37,8 @@ def _github(diagnostic: Diagnostic) -> str:
     place = f"file={_escape_property(diagnostic.path)}"
     if diagnostic.line is not None:
         place += f",line={diagnostic.line},col={diagnostic.column or 1}"
-    return f"::error {place}::{_escape_data(diagnostic.message)}"
+    # One annotation a line: a control character in the message is written out as the text reporter writes it.
+    return f"::error {place}::{_escape_data(escape_controls(diagnostic.message))}"
 
 
 REPORTERS: Mapping[str, Callable[[Diagnostic], str]] = MappingProxyType({"text": _text, "github": _github})

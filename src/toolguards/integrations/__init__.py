@@ -1,6 +1,10 @@
 """Adapters that put an engine inside a real host; each module imports only its own host's packages.
 
-- ``toolguards.integrations.langchain``: ``GuardMiddleware``, a LangChain v1 agent middleware (extra ``langchain``).
+- ``toolguards.integrations.langchain``: ``GuardMiddleware``, a LangChain v1 agent middleware whose chains live in the
+  graph state (extra ``langchain``).
+- ``toolguards.integrations.pydantic_ai``: ``GuardCapability``, a pydantic-ai capability (extra ``pydantic-ai``).
+- ``toolguards.integrations.openai_agents``: ``GuardFilter``, an OpenAI Agents SDK ``call_model_input_filter`` per run
+  (extra ``openai-agents``).
 - ``toolguards.integrations.claude_code``: the logic of ``toolguards hook claude``, a Claude Code command hook.
 """
 

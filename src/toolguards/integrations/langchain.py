@@ -18,10 +18,22 @@ How it hooks in (sync and async agents alike):
   existing messages are never changed or reordered, so the model's cached prompt prefix stays valid;
 - ``after_agent`` forgets the chains of the finished run (the next ``invoke`` would reset them anyway).
 
+Where the chains live: in the graph state. The middleware declares a private state field, ``toolguards`` (not in the
+agent's input or output), holding the agent's state of each guard as JSON, ``{<guard id>: {"kind", "version",
+"state"}}`` — the envelope of the ``mapping`` store (``toolguards.stores.mapping``), versioned like every persisted
+guard state. The hooks read it from the state and write it back through their return values, so the checkpointer
+saves it with the messages at every step: a thread resumed after an interrupt, a crash or a deploy, in another
+process or on another worker, with a new middleware, goes on counting where it stopped, and two workers serving one
+thread agree. Nothing is kept in process memory. Without a checkpointer the graph still carries the field from step
+to step within the ``invoke`` — all a chain needs, since each ``invoke`` starts it afresh. An engine passed in
+already built keeps its chains in the stores it was loaded with (memory, unless it was loaded with
+``stores="mapping"``, which puts them in the graph state as above).
+
 An agent is keyed by ``runtime.execution_info``: its ``thread_id`` (else the ``run_id`` of the config, else the id of
 the first message of the run) plus ``checkpoint_ns`` less its last ``|``-segment, which names the current node and
-changes at every step. A sub-agent invoked inside a tool runs under the tool's namespace, so it keeps its own chains.
-Checked with langchain 1.5, langgraph 1.2 and langchain-core 1.8.
+changes at every step. A sub-agent invoked inside a tool runs its own graph under the tool's namespace, with its own
+state, so it keeps its own chains. Tested with langchain 1.2.11–1.5, langgraph 1.1.5–1.2 and langchain-core
+1.2.10–1.8.
 
 The middleware never raises into the agent: a failure is logged once per kind (through the ``toolguards`` logger) and
 the step goes on without a reminder.
@@ -29,26 +41,38 @@ the step goes on without a reminder.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState
+    from langchain.agents.middleware.types import PrivateStateAttr
     from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
     from langgraph.runtime import Runtime
+    from typing_extensions import NotRequired  # typing has it from Python 3.11 only
 except ImportError as exc:  # pragma: no cover - depends on what is installed
     hint = "GuardMiddleware needs the langchain extra: pip install 'toolguards[langchain]'"
     raise ImportError(f"{hint} ({exc})") from exc
 
 from ..engine import Engine
 from ..events import ContextEntry, ToolEvent
-from ..loader import load_default
+from ..loader import load, load_default
+from ..stores.mapping import holding
 from ..warnings_once import WarnOnce
 
-__all__ = ["MESSAGE_NAME", "GuardMiddleware", "agent_key"]
+__all__ = ["MESSAGE_NAME", "STATE_KEY", "GuardMiddleware", "GuardState", "agent_key"]
 
 #: The ``name`` of the messages the middleware appends, and the ``additional_kwargs`` key of their sources.
 MESSAGE_NAME = "toolguards"
+#: The private graph-state field that holds the agent's guard states.
+STATE_KEY = "toolguards"
+
+
+class GuardState(AgentState[Any]):
+    """The agent state with the guards' per-agent states: ``{<guard id>: {"kind", "version", "state"}}``."""
+
+    toolguards: NotRequired[Annotated[dict[str, Any], PrivateStateAttr]]
 
 
 def agent_key(runtime: Runtime[Any], messages: Sequence[AnyMessage] = ()) -> str:
@@ -89,26 +113,46 @@ def _reminder(contexts: Sequence[ContextEntry]) -> HumanMessage:
     )
 
 
-class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
-    """Runs a toolguards engine inside a LangChain agent: counts tool steps, appends reminders, never raises."""
+class GuardMiddleware(AgentMiddleware[GuardState, Any]):
+    """Runs a toolguards engine inside a LangChain agent: counts tool steps, appends reminders, never raises.
 
-    def __init__(self, engine: Engine | None = None) -> None:
+    With no ``engine``, the guards of ``path`` (default: the shipped repeat-tool-reminder) are loaded in ``locale``,
+    their chains kept in the graph state.
+    """
+
+    state_schema = GuardState
+
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        locale: str | None = None,
+    ) -> None:
         super().__init__()
-        self.engine = engine if engine is not None else load_default()
+        if engine is not None and (path is not None or locale is not None):
+            raise TypeError("GuardMiddleware takes an engine, or a guard file path and locale, not both")
+        if engine is None:
+            engine = (load_default(locale=locale, stores="mapping") if path is None
+                      else load(path, locale=locale, stores="mapping"))
+        self.engine = engine
         self._warn = WarnOnce()
 
     def __repr__(self) -> str:
         return f"GuardMiddleware({self.engine!r})"
 
-    def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def before_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """A new invoke is a new user prompt: reset the agent's chains."""
         try:
-            self.engine.pre_step(agent_key(runtime, state["messages"]), user_prompt=True)
+            agent = agent_key(runtime, state["messages"])
+            with holding(agent, _held(state)) as held:
+                self.engine.pre_step(agent, user_prompt=True)
+            return _changed(state, held, {})
         except Exception as exc:
             self._warn("GuardMiddleware.before_agent", exc)
-        return None
+            return None
 
-    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def before_model(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Count the tool step that just finished; append its reminders as one user message."""
         try:
             return self._count_step(state, runtime)
@@ -116,27 +160,30 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
             self._warn("GuardMiddleware.before_model", exc)
             return None
 
-    def after_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def after_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """The run is over: drop the agent's chains (the next invoke would reset them anyway)."""
         try:
-            self.engine.forget(agent_key(runtime, state["messages"]))
+            agent = agent_key(runtime, state["messages"])
+            with holding(agent, _held(state)) as held:
+                self.engine.forget(agent)
+            return _changed(state, held, {})
         except Exception as exc:
             self._warn("GuardMiddleware.after_agent", exc)
-        return None
+            return None
 
-    async def abefore_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    async def abefore_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """As ``before_agent``: counting is quick and awaits nothing."""
         return self.before_agent(state, runtime)
 
-    async def abefore_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    async def abefore_model(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """As ``before_model``."""
         return self.before_model(state, runtime)
 
-    async def aafter_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    async def aafter_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """As ``after_agent``."""
         return self.after_agent(state, runtime)
 
-    def _count_step(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def _count_step(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         messages = state["messages"]
         step = _finished_step(messages)
         if step is None:
@@ -144,15 +191,32 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any]):
         turn, answers = step
         agent = agent_key(runtime, messages)
         contexts: list[ContextEntry] = []
-        for call in turn.tool_calls:
-            answer = answers.get(call["id"] or "")
-            if answer is None:
-                continue  # never executed (no result), so never counted, as in the reference's post-execute hook
-            error = answer.content if answer.status == "error" else None
-            event = ToolEvent(
-                tool=call["name"], arguments=call["args"], agent=agent, call_id=call["id"], result=answer.content,
-                error=None if error is None else error if isinstance(error, str) else str(error),
-            )
-            contexts.extend(self.engine.post_execute(event).additional_contexts)
-        return {"messages": [_reminder(contexts)]} if contexts else None
+        with holding(agent, _held(state)) as held:
+            for call in turn.tool_calls:
+                answer = answers.get(call["id"] or "")
+                if answer is None:
+                    continue  # never executed (no result), so never counted, as in the reference's post-execute hook
+                error = answer.content if answer.status == "error" else None
+                event = ToolEvent(
+                    tool=call["name"], arguments=call["args"], agent=agent, call_id=call["id"], result=answer.content,
+                    error=None if error is None else error if isinstance(error, str) else str(error),
+                )
+                contexts.extend(self.engine.post_execute(event).additional_contexts)
+        return _changed(state, held, {"messages": [_reminder(contexts)]} if contexts else {})
 
+
+def _held(state: GuardState) -> dict[str, Any]:
+    """A copy of the guard states in the graph state, for the engine to change (the state itself is never mutated)."""
+    found = state.get(STATE_KEY)
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        raise TypeError(f"the graph state's `{STATE_KEY}` is a {type(found).__name__}, not a dict")
+    return dict(found)
+
+
+def _changed(state: GuardState, held: dict[str, Any], update: dict[str, Any]) -> dict[str, Any] | None:
+    """The hook's state update: ``update``, and the guard states when the engine changed them."""
+    if held != (state.get(STATE_KEY) or {}):
+        update[STATE_KEY] = held
+    return update or None

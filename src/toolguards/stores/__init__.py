@@ -5,6 +5,8 @@ Each store is one module of this package whose docstring is its reference; ``STO
 
 - ``memory`` (the default): in this process, thread-safe (``toolguards.stores.memory``);
 - ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``);
+- ``mapping``: in a JSON mapping the host keeps and hands in around each call, e.g. in a LangGraph checkpoint
+  (``toolguards.stores.mapping``);
 - ``redis://HOST:PORT/DB`` (``rediss://`` over TLS): one Redis database shared by many replicas on many machines
   (``toolguards.stores.redis``; the client comes with the ``redis`` extra, imported only when such a store opens).
 """
@@ -15,13 +17,15 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 from urllib.parse import urlsplit
 
-from . import memory, redis, sqlite
+from . import mapping, memory, redis, sqlite
 from .base import StateStore, StateType, Step, StoreError, StoreFactory
+from .mapping import MappingStore, holding
 from .memory import MemoryStore
 from .sqlite import SqliteDatabase, SqliteStore
 
 __all__ = [
     "STORES",
+    "MappingStore",
     "MemoryStore",
     "SqliteDatabase",
     "SqliteStore",
@@ -30,12 +34,13 @@ __all__ = [
     "Step",
     "StoreError",
     "StoreFactory",
+    "holding",
     "open_stores",
 ]
 
 #: Store modules by URL scheme; each has ``from_url(url) -> StoreFactory``.
 STORES: Mapping[str, ModuleType] = MappingProxyType(
-    {"memory": memory, "sqlite": sqlite, "redis": redis, "rediss": redis}
+    {"memory": memory, "sqlite": sqlite, "mapping": mapping, "redis": redis, "rediss": redis}
 )
 
 
