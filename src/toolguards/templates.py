@@ -15,13 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined, Template, TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import (
+    BaseLoader,
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+)
 from jinja2 import nodes as jnodes
 from jinja2.exceptions import SecurityError
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-__all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale"]
+__all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale", "sandbox"]
 
 # Methods that change their object; the immutable sandbox refuses them at render time, this list refuses them at load.
 _MUTATING = frozenset(
@@ -57,6 +65,12 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
 
+def sandbox(loader: BaseLoader) -> ImmutableSandboxedEnvironment:
+    """The environment every guard template runs in: the immutable sandbox, ``StrictUndefined``, no autoescaping."""
+    return _Sandbox(loader=loader, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False,
+                    auto_reload=False)
+
+
 @dataclass(frozen=True)
 class TemplateProblem:
     """Why a template cannot be used; ``file``/``line`` where the template itself is at fault."""
@@ -88,13 +102,7 @@ class Templates:
     def __init__(self, roots: Sequence[Path], locale: str) -> None:
         self.locale = locale
         self.folders = tuple(root / locale for root in roots if (root / locale).is_dir())
-        self._env = _Sandbox(
-            loader=FileSystemLoader([str(folder) for folder in self.folders], encoding="utf-8"),
-            undefined=StrictUndefined,
-            autoescape=False,
-            keep_trailing_newline=False,
-            auto_reload=False,
-        )
+        self._env = sandbox(FileSystemLoader([str(folder) for folder in self.folders], encoding="utf-8"))
 
     def load(self, name: str, sample: Mapping[str, Any]) -> Template | TemplateProblem:
         """The compiled template ``name``, checked against the variables in ``sample`` and rendered with them once."""
