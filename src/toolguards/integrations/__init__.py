@@ -1,7 +1,7 @@
 """Adapters that put an engine inside a real host; each module imports only its own host's packages.
 
 - ``toolguards.integrations.langchain``: ``GuardMiddleware``, a LangChain v1 agent middleware (extra ``langchain``).
-- ``toolguards.integrations.claude_code``: the logic of ``toolguards hook claude``, a Claude Code command hook.
+- coding agents' command hooks (Claude Code, Codex CLI, Gemini CLI, Cursor) are ``toolguards.hooks``.
 """
 
 from __future__ import annotations
