@@ -255,3 +255,16 @@ def test_a_subagent_is_not_reset_by_a_prompt_of_the_main_thread(tmp_path, twice)
     events = [bash("s1", agent_id="a7"), prompt(), bash("s2", agent_id="a7"), bash("m1"), bash("m2")]
     got = outputs(tmp_path, events, "--config", twice)
     assert got == ["", "", answer("PostToolUse", FIRST), "", answer("PostToolUse", FIRST)]
+
+
+def test_concurrent_processes_move_a_damaged_state_file_aside_once(tmp_path):
+    outputs(tmp_path, [bash("w1", session="another")])  # compiles the guard file once
+    (tmp_path / "claude-code.sqlite3").write_bytes(b"\x00" * 4096)
+    results = concurrently("claude", tmp_path, [bash(f"toolu_{i:02}") for i in range(12)])
+    assert [code for code, _, _ in results] == [0] * 12
+    assert len(list(tmp_path.glob("claude-code.sqlite3.damaged-*"))) == 1
+    notices = [err for _, _, err in results if err]
+    assert len(notices) == 1 and "was damaged (file is not a database)" in notices[0]
+    said = sorted(out for _, out, _ in results if out)
+    assert said == sorted([answer("PostToolUse", FIRST), answer("PostToolUse", detailed("Bash", 5, LS)),
+                           answer("PostToolUse", detailed("Bash", 8, LS))])

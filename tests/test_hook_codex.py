@@ -143,6 +143,7 @@ def test_64_concurrent_processes_count_one_session_exactly(tmp_path):
      "the event: `agent_id` is a list, not a string"),
 ])
 def test_malformed_events_exit_0_with_one_line(tmp_path, event, message):
+    assert codex_problems(SCHEMA_OF["PostToolUse"], event) != []  # Codex itself would never send these
     done = hook("codex", tmp_path, event)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", f"toolguards hook: {message}\n")
 

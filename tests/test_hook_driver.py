@@ -9,10 +9,15 @@ import pytest
 
 import toolguards
 from conftest import FIRST, detailed
+from hook_support import codex_problems
 from toolguards.events import ContextEntry, Reminder
 from toolguards.hooks import HOSTS, HookError, HookRequest, apply, driver, host, parse, render
 
 A = {"command": "ls"}
+#: The fields every Codex event below carries, so that each one is valid by Codex's own input schema.
+CODEX = {"session_id": "s", "turn_id": "t", "transcript_path": None, "cwd": "/p", "model": "gpt-5.1-codex",
+         "permission_mode": "default"}
+CODEX_INPUTS = {"PostToolUse": "post-tool-use", "UserPromptSubmit": "user-prompt-submit", "PreToolUse": "pre-tool-use"}
 
 
 def calls(request: HookRequest) -> list[tuple[Any, ...]]:
@@ -31,12 +36,13 @@ def calls(request: HookRequest) -> list[tuple[Any, ...]]:
     ("claude", {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "go"},
      ("UserPromptSubmit", "reset", "s", "main"), []),
     ("claude", {"hook_event_name": "Stop", "session_id": "s"}, ("Stop", "ignore", "s", "main"), []),
-    ("codex", {"hook_event_name": "PostToolUse", "session_id": "s", "agent_id": "019e", "tool_name": "Bash",
-               "tool_input": A, "tool_response": "out", "tool_use_id": "call_1", "turn_id": "t"},
+    ("codex", CODEX | {"hook_event_name": "PostToolUse", "agent_id": "019e", "agent_type": "worker",
+                       "tool_name": "Bash", "tool_input": A, "tool_response": "out", "tool_use_id": "call_1"},
      ("PostToolUse", "count", "s", "agent:019e"), [("Bash", A, "agent:019e", False, "call_1", "out", None)]),
-    ("codex", {"hook_event_name": "UserPromptSubmit", "session_id": "s", "agent_id": "019e", "prompt": "go"},
+    ("codex", CODEX | {"hook_event_name": "UserPromptSubmit", "agent_id": "019e", "prompt": "go"},
      ("UserPromptSubmit", "reset", "s", "agent:019e"), []),
-    ("codex", {"hook_event_name": "PreToolUse", "session_id": "s"}, ("PreToolUse", "ignore", "s", "main"), []),
+    ("codex", CODEX | {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": A, "tool_use_id": "c"},
+     ("PreToolUse", "ignore", "s", "main"), []),
     ("gemini", {"hook_event_name": "AfterTool", "session_id": "g", "tool_name": "read_file", "tool_input": A,
                 "tool_response": {"llmContent": "text", "returnDisplay": "shown"}},
      ("AfterTool", "count", "g", "main"), [("read_file", A, "main", False, None, "text", None)]),
@@ -58,6 +64,8 @@ def calls(request: HookRequest) -> list[tuple[Any, ...]]:
      ("beforeSubmitPrompt", "reset", "c", "main"), []),
 ])
 def test_parse(host_name, event, expected, expected_calls):
+    if host_name == "codex":
+        assert codex_problems(f"{CODEX_INPUTS[event['hook_event_name']]}.command.input", event) == []
     request = parse(host_name, json.dumps(event))
     assert (request.host, request.event, request.action, request.session, request.agent) == (host_name, *expected)
     assert calls(request) == expected_calls

@@ -34,16 +34,16 @@ EPILOG = """hosts:
   gemini            Gemini CLI: AfterTool, BeforeAgent
   cursor            Cursor: postToolUse, postToolUseFailure, beforeSubmitPrompt
 
-options:
-  --config PATH     guard file (default: the shipped repeat-tool-reminder)
-  --locale LOC      reminder language (default: the guard file's)
-  --state-dir DIR   folder of the state file (default: the user's cache folder + toolguards)
-
 registration (exit 0 done, 1 failed, 2 usage error):
   toolguards hook install HOST [--scope project|user] [--config PATH] [--dry-run] ...
   toolguards hook uninstall HOST [--scope project|user] [--config PATH] [--dry-run] ..."""
 
 _OPTIONS = {"--config": "config", "--locale": "locale", "--state-dir": "state_dir"}
+_HELP = {
+    "--config": ("PATH", "guard file (default: the shipped repeat-tool-reminder)"),
+    "--locale": ("LOC", "reminder language (default: the guard file's)"),
+    "--state-dir": ("DIR", "folder of the state file (default: the user's cache folder + toolguards)"),
+}
 _REGISTRATION = ("install", "uninstall")
 
 
@@ -64,8 +64,8 @@ def _options() -> argparse.ArgumentParser:
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("host", choices=tuple(HOSTS), help=argparse.SUPPRESS)
     for option, dest in _OPTIONS.items():
-        parser.add_argument(option, dest=dest, metavar=option.removeprefix("--").split("-")[0].upper(),
-                            help=argparse.SUPPRESS)
+        metavar, text = _HELP[option]
+        parser.add_argument(option, dest=dest, metavar=metavar, help=text)
     return parser
 
 

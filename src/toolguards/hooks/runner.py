@@ -34,6 +34,8 @@ from .driver import apply, parse_event, render
 from .protocol import HookError, decode
 
 if TYPE_CHECKING:
+    from ..engine import Engine
+
     #: What one hook process says: the exact stdout text ("" for nothing), and notices for stderr, one line each.
     Outcome = tuple[str, tuple[str, ...]]
 
@@ -257,7 +259,7 @@ def _engine(  # noqa: PLR0917 - private, called once
     session: str,
     folder: str,
     failures: list[str],
-) -> Any:
+) -> Engine:
     from ..compiled import cached_engine  # noqa: PLC0415
 
     def failed(guard_id: str | None, what: str, exc: BaseException) -> None:
