@@ -150,8 +150,9 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
         raise KeyError("surprise")
 
     monkeypatch.setattr(runner, "run_event", broken)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(bash("i1")).encode())))
-    assert main(["hook", "codex", "--state-dir", "x"]) == 0
+    event = {"session_id": "g", "hook_event_name": "AfterTool", "tool_name": "read_file", "tool_input": {}}
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(event).encode())))
+    assert main(["hook", "gemini", "--state-dir", "x"]) == 0
     assert capsys.readouterr() == ("", "toolguards hook: internal error (KeyError: 'surprise')\n")
 
 

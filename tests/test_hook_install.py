@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import FIRST, REPO
-from hook_support import TOOLGUARDS
+from hook_support import TOOLGUARDS, codex_problems
 from toolguards.cli import main
 from toolguards.hooks import HOSTS
 from toolguards.hooks.install import BACKUP_SUFFIX, ours
@@ -266,13 +266,15 @@ def test_the_registered_command_runs_from_another_folder(tmp_path):
     assert done.returncode == 0, done.stderr
     (group,) = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["PostToolUse"]
     command = group["hooks"][0]["command"] + f" --state-dir {tmp_path / 'state'}"
-    event = {"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
-             "tool_response": "", "turn_id": "t"}
+    events = [COUNTED["codex"] | {"tool_use_id": f"c{i}"} for i in range(3)]
+    assert [codex_problems("post-tool-use.command.input", event) for event in events] == [[], [], []]
     env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"} | {"PATH": "/usr/bin:/bin"}
-    said = [subprocess.run(command, shell=True, cwd=tmp_path, input=json.dumps(event | {"tool_use_id": f"c{i}"}),
-                           capture_output=True, text=True, env=env).stdout for i in range(3)]
+    said = [subprocess.run(command, shell=True, cwd=tmp_path, input=json.dumps(event), capture_output=True, text=True,
+                           env=env).stdout for event in events]
     assert said[:2] == ["", ""]
-    assert json.loads(said[2]) == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": FIRST}}
+    reply = json.loads(said[2])
+    assert reply == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": FIRST}}
+    assert codex_problems("post-tool-use.command.output", reply) == []
 
 
 EXAMPLES = {"claude": "claude-code-settings.json", "codex": "codex-hooks.json", "gemini": "gemini-settings.json",
@@ -280,7 +282,8 @@ EXAMPLES = {"claude": "claude-code-settings.json", "codex": "codex-hooks.json", 
 COUNTED = {
     "claude": {"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash",
                "tool_input": {"command": "make"}, "error": "exit 2"},
-    "codex": {"hook_event_name": "PostToolUse", "session_id": "s", "turn_id": "t", "tool_name": "Bash",
+    "codex": {"hook_event_name": "PostToolUse", "session_id": "s", "turn_id": "t", "transcript_path": None,
+              "cwd": "/p", "model": "gpt-5.1-codex", "permission_mode": "default", "tool_name": "Bash",
               "tool_input": {"command": "make"}, "tool_response": "exit 2"},
     "gemini": {"hook_event_name": "AfterTool", "session_id": "s", "tool_name": "run_shell_command",
                "tool_input": {"command": "make"}, "tool_response": {"llmContent": "", "returnDisplay": ""}},
@@ -301,11 +304,16 @@ def test_each_example_is_what_install_writes_with_a_bare_command_and_it_runs(tmp
     command = next(iter(example["hooks"].values()))[0]
     command = (command["hooks"][0] if "hooks" in command else command)["command"]
     env = {**os.environ, "PATH": f"{TOOLGUARDS.parent}{os.pathsep}{os.environ['PATH']}"}
+    events = [COUNTED[host] | {"tool_use_id": f"x{i}"} for i in range(3)]
+    if host == "codex":
+        assert [codex_problems("post-tool-use.command.input", event) for event in events] == [[], [], []]
     said = [subprocess.run(f"{command} --state-dir {tmp_path}", shell=True, env=env, capture_output=True, text=True,
-                           input=json.dumps(COUNTED[host] | {"tool_use_id": f"x{i}"})) for i in range(3)]
+                           input=json.dumps(event)) for event in events]
     assert [(done.returncode, done.stderr) for done in said] == [(0, "")] * 3
     assert [done.stdout for done in said[:2]] == ["", ""]
     assert list(json.loads(said[2].stdout)) == [ANSWER_KEY[host]]
+    if host == "codex":
+        assert codex_problems("post-tool-use.command.output", json.loads(said[2].stdout)) == []
 
 
 def test_the_readme_guard_files_for_each_host_are_valid(tmp_path):
