@@ -43,8 +43,8 @@ ENGINE_STDLIB = "import json, sqlite3, logging, dataclasses, typing, decimal, th
 def event(name: str, call_id: str, command: str) -> bytes:
     found = {
         "session_id": "bench-session",
-        "transcript_path": "/tmp/transcript.jsonl",
-        "cwd": "/tmp",
+        "transcript_path": "/home/u/.claude/projects/p/bench-session.jsonl",
+        "cwd": "/home/u/p",
         "permission_mode": "default",
         "hook_event_name": name,
         "tool_name": "Bash",

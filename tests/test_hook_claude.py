@@ -243,7 +243,7 @@ def test_a_store_failure_inside_the_engine_is_one_line_and_no_output(tmp_path, m
 def test_vs_code_camel_case_envelope_counts_too(tmp_path, twice):
     def vscode(call_id: str) -> dict[str, Any]:
         return {"timestamp": "2026-05-01T10:00:00.000Z", "cwd": "/home/u/p", "sessionId": "vs-1",
-                "hookEventName": "PostToolUse", "transcript_path": "/tmp/t.json", "tool_name": "replace_string_in_file",
+                "hookEventName": "PostToolUse", "transcript_path": "/home/u/.vscode/t.json", "tool_name": "replace_string_in_file",
                 "tool_input": {"filePath": "a.py", "oldString": "x", "newString": "y"}, "tool_use_id": call_id,
                 "tool_response": "ok"}
 

@@ -159,7 +159,7 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
 @pytest.mark.parametrize("argv", [
     ["claude"],
     ["codex", "--config", "g.yaml"],
-    ["gemini", "--config=g.yaml", "--locale", "zh", "--state-dir", "/tmp/s"],
+    ["gemini", "--config=g.yaml", "--locale", "zh", "--state-dir", "/var/lib/s"],
     ["cursor", "--state-dir=", "--config", ""],
     ["claude", "--locale", "a", "--locale", "b"],
     ["claude", "--config", "a=b.yaml"],
