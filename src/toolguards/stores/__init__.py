@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from urllib.parse import urlsplit
 
 from . import mapping, memory, sqlite
 from .base import StateStore, StateType, Step, StoreFactory
@@ -41,6 +40,8 @@ STORES: Mapping[str, ModuleType] = MappingProxyType({"memory": memory, "sqlite":
 
 def open_stores(url: str) -> StoreFactory:
     """The store factory a URL names (``memory``, ``sqlite:///PATH``...); ValueError for a URL no store takes."""
+    from urllib.parse import urlsplit  # noqa: PLC0415 - it imports ipaddress: milliseconds a hook process never needs
+
     scheme = urlsplit(url).scheme if "://" in url else url
     module = STORES.get(scheme)
     if module is None:
