@@ -247,3 +247,15 @@ def test_help_lists_every_command_and_a_command_imports_only_itself(capsys, monk
                            "print(sorted(m for m in sys.modules if m.startswith('toolguards.commands.')), "
                            "file=sys.stderr)"], capture_output=True, text=True, timeout=60)
     assert done.stderr.splitlines()[-1] == "['toolguards.commands.schema']"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
+def test_a_guard_file_that_is_a_named_pipe_is_one_line_and_never_waited_on(tmp_path):
+    # The compiled cache reads the guard file to key its entry: as the loader does, it refuses a pipe at once.
+    pipe = tmp_path / "pipe.yaml"
+    os.mkfifo(pipe)
+    event = {"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"},
+             "tool_response": "", "tool_use_id": "c1"}
+    done = hook("claude", tmp_path / "state", event, "--config", str(pipe))
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == f"toolguards hook: {pipe}: not a regular file (a named pipe)\n"
