@@ -15,12 +15,13 @@ import sys
 from ..diagnostics import ConfigError
 from ..serve.security import DEFAULT_MAX_BODY, SetupError, listen, read_token
 
-HELP = "run the guards as an HTTP JSON service (POST /v1/events; needs the serve extra)"
+HELP = "run the guards as an HTTP JSON service (POST /v1/events, /hooks/HOST; needs the serve extra)"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8787
 EPILOG = """endpoints:
   POST /v1/events   one event or an array (the `events` format replay reads) -> one decision per event
+  POST /hooks/HOST  claude, codex, gemini, cursor: the host's hook event -> what `toolguards hook HOST` prints
   GET  /healthz     200 when the store answers, else 503
   GET  /metrics     Prometheus text
 

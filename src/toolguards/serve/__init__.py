@@ -15,6 +15,11 @@ with ``toolguards[redis]`` for ``--store redis://…``. Every answer is one line
     (null otherwise). ``pre-step`` and ``forget`` answer an accept with no contexts. A batch is counted in its order,
     and checked whole first: one bad event rejects the request, and nothing of it is counted.
 
+``POST /hooks/claude``, ``/hooks/codex``, ``/hooks/gemini``, ``/hooks/cursor``
+    The host's own hook event in, exactly what ``toolguards hook HOST`` would print out (an empty body where it prints
+    nothing), through the same driver (``toolguards.serve.hooks``); agents are keyed by host, session and agent, so a
+    Claude Code ``http`` hook works with every replica sharing the chains.
+
 ``GET /healthz``
     200 ``{"status": "ok", "store": …}``; 503 ``{"status": "unavailable", "store": …, "error": …}`` when the store
     does not answer (Redis is asked with PING on every call).
@@ -40,5 +45,6 @@ from __future__ import annotations
 
 # Nothing is imported here: ``toolguards.serve.security`` is plain Python and must load without the ``serve`` extra
 # (the command checks its options before it imports the server stack). The parts: ``app`` (the Starlette application,
-# ``create_app``), ``service`` (``Service``: events in, decisions out), ``metrics``, ``security``, ``server``.
+# ``create_app``), ``service`` (``Service``: events in, decisions out), ``hooks`` (the hosts' hook events),
+# ``metrics``, ``security``, ``server``.
 __all__: list[str] = []

@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -21,6 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from . import hooks
 from .metrics import CONTENT_TYPE
 from .security import DEFAULT_MAX_BODY
 from .service import RequestError, Service, encode_json
@@ -34,7 +35,8 @@ Handler = Callable[[Request, bytes], Awaitable[Response]]
 
 
 def _answer(status: int, body: bytes, media_type: str = JSON) -> Response:
-    return Response(body, status_code=status, media_type=media_type)
+    # An empty answer (a hook with nothing to say) has no type: it is no JSON document.
+    return Response(body, status_code=status, media_type=media_type if body else None)
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -80,9 +82,9 @@ class _Gate:
         return b"".join(chunks)
 
 
-def create_app(service: Service, *, token: str | None = None, max_body: int = DEFAULT_MAX_BODY,
-               extra_routes: Sequence[tuple[str, Handler]] = ()) -> Starlette:
-    """The application: ``POST /v1/events``, ``POST /v1/noop``, ``GET /healthz``, ``GET /metrics`` (+ extra POSTs)."""
+def create_app(service: Service, *, token: str | None = None, max_body: int = DEFAULT_MAX_BODY) -> Starlette:
+    """The application: ``POST /v1/events``, ``POST /hooks/HOST``, ``POST /v1/noop``, ``GET /healthz``,
+    ``GET /metrics``."""
     gate = _Gate(token, max_body)
     metrics = service.metrics
 
@@ -118,12 +120,19 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
     async def render_metrics(request: Request, body: bytes) -> Response:
         return _answer(200, metrics.render(), CONTENT_TYPE)
 
+    def hook(host: str) -> Handler:
+        async def answer(request: Request, body: bytes) -> Response:
+            return _answer(200, hooks.answer(service, host, body))
+
+        return answer
+
     routes = [
         Route("/v1/events", endpoint("/v1/events", events, True), methods=["POST"]),
         Route("/v1/noop", endpoint("/v1/noop", noop, True), methods=["POST"]),
         Route("/healthz", endpoint("/healthz", health, False), methods=["GET"]),
         Route("/metrics", endpoint("/metrics", render_metrics, False), methods=["GET"]),
-        *(Route(path, endpoint(path, handler, True), methods=["POST"]) for path, handler in extra_routes),
+        *(Route(f"/hooks/{host}", endpoint(f"/hooks/{host}", hook(host), True), methods=["POST"])
+          for host in hooks.HOSTS),
     ]
     allowed = {route.path: sorted(route.methods or ()) for route in routes}
 

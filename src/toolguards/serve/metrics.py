@@ -4,6 +4,8 @@
 
 - ``toolguards_events_total{type}``: events handled, by type (``post-execute``, ``pre-step``, ``forget``);
 - ``toolguards_reminders_total{guard, template}``: reminders handed out, by guard id and template slot;
+- ``toolguards_hook_events_total{host, action}``: hook events (``POST /hooks/HOST``), by host and what the event asked
+  for (``count``, ``reset``, ``ignore``); their calls count in ``toolguards_reminders_total`` like events do;
 - ``toolguards_decisions_total{decision}``: post-execute answers, ``accept`` or ``block`` (a guard file may block);
 - ``toolguards_store_errors_total{guard}``: store failures (each one a guard that added nothing to a call);
 - ``toolguards_guard_failures_total{guard, operation}``: any other failure a guard had (a bug: see the log);
@@ -13,9 +15,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-from ..events import PostToolDecision
+from ..events import ContextEntry, PostToolDecision
 
 __all__ = ["CONTENT_TYPE", "Metrics"]
 
@@ -33,6 +37,8 @@ class Metrics:
         self.events = Counter("toolguards_events", "Events handled, by type.", ["type"], registry=registry)
         self.reminders = Counter("toolguards_reminders", "Reminders handed out, by guard and template.",
                                  ["guard", "template"], registry=registry)
+        self.hook_events = Counter("toolguards_hook_events", "Hook events handled, by host and action.",
+                                   ["host", "action"], registry=registry)
         self.decisions = Counter("toolguards_decisions", "Post-execute answers, accept or block.", ["decision"],
                                  registry=registry)
         self.store_errors = Counter("toolguards_store_errors", "Store failures, by guard (the guard added nothing).",
@@ -53,10 +59,18 @@ class Metrics:
             self._accepted.inc()
         else:
             self.decisions.labels(decision.kind).inc()
-        for entry in decision.additional_contexts:
+        self.reminded(decision.additional_contexts)
+
+    def reminded(self, contexts: Sequence[ContextEntry]) -> None:
+        """Count the reminders among these contexts."""
+        for entry in contexts:
             reminder = entry.reminder
             if reminder is not None:
                 self.reminders.labels(reminder.guard, reminder.template).inc()
+
+    def hook_event(self, host: str, action: str) -> None:
+        """Count one hook event."""
+        self.hook_events.labels(host, action).inc()
 
     def answered(self, endpoint: str, status: int, seconds: float) -> None:
         """Count one answered request and its latency."""

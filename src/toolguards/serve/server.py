@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import socket
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,7 +16,7 @@ from ..loader import load
 from ..resources import default_guard_file
 from ..stores import open_stores
 from ..stores import redis as redis_store
-from .app import Handler, create_app
+from .app import create_app
 from .security import DEFAULT_MAX_BODY, SetupError
 from .service import Service
 
@@ -59,7 +58,6 @@ def serve(
     *,
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
-    extra_routes: Sequence[tuple[str, Handler]] = (),
 ) -> None:
     """Answer requests on ``sock`` until SIGINT or SIGTERM; announce the address on stderr first."""
     handler = logging.StreamHandler(sys.stderr)
@@ -68,7 +66,7 @@ def serve(
     toolguards_log.addHandler(handler)
     toolguards_log.propagate = False
     prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # `_created` series: noise here
-    app = create_app(service, token=token, max_body=max_body, extra_routes=extra_routes)
+    app = create_app(service, token=token, max_body=max_body)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"toolguards serve: listening on http://{shown}:{port} (guards: {service.engine.source}; store: "

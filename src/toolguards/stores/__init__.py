@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from urllib.parse import urlsplit
 
 from . import mapping, memory, redis, sqlite
 from .base import StateStore, StateType, Step, StoreError, StoreFactory
@@ -46,6 +45,8 @@ STORES: Mapping[str, ModuleType] = MappingProxyType(
 
 def open_stores(url: str) -> StoreFactory:
     """The store factory a URL names (``memory``, ``sqlite:///PATH``...); ValueError for a URL no store takes."""
+    from urllib.parse import urlsplit  # noqa: PLC0415 - it imports ipaddress: milliseconds a hook process never needs
+
     scheme = urlsplit(url).scheme if "://" in url else url
     module = STORES.get(scheme)
     if module is None:
