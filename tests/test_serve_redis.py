@@ -120,3 +120,27 @@ def test_redis_down_every_request_still_answers_and_counting_resumes_when_it_is_
     assert logged[0].startswith(f"toolguards serve: repeat-tool-reminder failed, answered without its reminders: "
                                 f"redis at 127.0.0.1:{redis_server.port}/0: ConnectionError: ")
     assert "Traceback" not in output.split("toolguards serve: repeat-tool-reminder failed")[1]
+
+
+def test_a_claude_code_session_over_four_replicas_gets_exactly_one_reminder_at_3_5_8(replicas):
+    def event(number):
+        return {"session_id": "shared-session", "transcript_path": "/home/u/.claude/projects/p/s.jsonl",
+                "cwd": "/home/u/p", "permission_mode": "default", "hook_event_name": "PostToolUse",
+                "tool_name": "Bash", "tool_input": {"command": "make test"}, "tool_response": {"stdout": "FAILED"},
+                "tool_use_id": f"toolu_{number}"}
+
+    def client(number):
+        server = replicas[number % len(replicas)]
+        connection = server.connect()
+        try:
+            return [server.request("POST", "/hooks/claude", event(i), connection=connection)
+                    for i in range(number, CALLS, CLIENTS)]
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        answers = [answer for part in pool.map(client, range(CLIENTS)) for answer in part]
+    assert {status for status, _ in answers} == {200}
+    texts = [json.loads(body)["hookSpecificOutput"]["additionalContext"] for _, body in answers if body]
+    assert sorted(texts) == sorted([FIRST, detailed("Bash", 5, '{"command":"make test"}'),
+                                    detailed("Bash", 8, '{"command":"make test"}')])
