@@ -39,12 +39,9 @@ from __future__ import annotations
 
 import json
 import logging
-import random
-import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote, urlsplit
 
 from .base import StateType, Step, StoreError, discarded_state
 
@@ -103,6 +100,9 @@ def _agent_key(agent: Any) -> bytes:
 
 
 def _part(text: str) -> str:
+    # Imported here, as everything only a Redis store needs: the stores package loads with every hook process.
+    from urllib.parse import quote  # noqa: PLC0415
+
     return quote(text, safe="", errors="surrogatepass")
 
 
@@ -151,6 +151,8 @@ class RedisStores:
             pool = redis_client.ConnectionPool.from_url(url, retry=None, **_DEFAULT_TIMEOUTS)  # the URL's options win
             pool.connection_class(**pool.connection_kwargs)  # checks every option now; it connects only when used
         except (ValueError, TypeError) as exc:
+            import re  # noqa: PLC0415
+
             unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
             reason = f"unknown option {unknown[1]!r}" if unknown else str(exc)
             raise ValueError(f"bad redis URL {location}: {reason}") from None
@@ -251,6 +253,8 @@ class RedisStore:
             if attempt:
                 # Writers racing for one key in lockstep could starve one of them: wait a random while, longer each
                 # time (at most BACKOFF_CAP), then read the value afresh (the one the script answered is stale now).
+                import random  # noqa: PLC0415
+
                 time.sleep(random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)))
                 current = self.stores.get(key)
             expected = current
@@ -304,6 +308,8 @@ class RedisStore:
 
 def _location(url: str) -> str:
     """``host:port/db`` of a Redis URL; ValueError for a URL this store does not take."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         raise ValueError(f"a Redis store URL is redis://HOST:PORT/DB or rediss://…, not {parts.scheme}://…")
