@@ -37,13 +37,11 @@ a connection 0.5 s, and nothing is retried (the next call tries again).
 
 from __future__ import annotations
 
-import json
-import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .base import StateType, Step, StoreError, discarded_state
+from .base import Envelopes, StateType, Step, StoreError
 
 if TYPE_CHECKING:
     import redis as redis_client
@@ -90,7 +88,6 @@ return 1
 
 _DEFAULT_TIMEOUTS = {"socket_timeout": 1.0, "socket_connect_timeout": 0.5}
 
-log = logging.getLogger("toolguards")
 
 
 def _agent_key(agent: Any) -> bytes:
@@ -228,7 +225,7 @@ class RedisStore:
         self._prefix = stores.key_prefix(guard)
         self._written: dict[bytes, bytes] = {}  # key → the value this store last wrote there (LRU order)
         self._lock = threading.Lock()
-        self._discarded: set[str] = set()
+        self._envelopes = Envelopes(self, state)
 
     def __repr__(self) -> str:
         return f"<RedisStore {self.stores.location} guard={self.guard!r}>"
@@ -243,8 +240,8 @@ class RedisStore:
         with self._lock:
             expected = self._written.pop(key, b"")  # a guess: a key this store never wrote is taken to be absent
         for attempt in range(MAX_ATTEMPTS):
-            new_state, result = step(self._decode(expected) if expected else None)
-            new = b"" if new_state is None else self._encode(new_state)
+            new_state, result = step(self._envelopes.loads(expected) if expected else None)
+            new = b"" if new_state is None else self._envelopes.dumps(new_state).encode()
             current = self.stores.compare_and_set(key, expected, new)
             if current is None:
                 if new:
@@ -267,34 +264,6 @@ class RedisStore:
             written[key] = value
             if len(written) > self.stores.cache_size:
                 del written[next(iter(written))]
-
-    def _type(self) -> StateType[Any]:
-        if self.state is None:
-            raise RuntimeError(f"{self!r} was not bound to a state type (StateStore.bind)")
-        return self.state
-
-    def _encode(self, state: Any) -> bytes:
-        kind = self._type()
-        envelope = {"kind": kind.name, "version": kind.version, "state": kind.to_json(state)}
-        return json.dumps(envelope, separators=(",", ":"), allow_nan=False).encode()
-
-    def _decode(self, value: bytes) -> Any:
-        """The stored state, or None (a fresh chain) for a value this version must not read."""
-        kind = self._type()
-        try:
-            envelope = json.loads(value)
-            if not isinstance(envelope, dict) or envelope.get("kind") != kind.name:
-                found = "of another kind"
-            elif envelope.get("version") != kind.version:
-                found = f"of version {envelope.get('version')!r}"
-            else:
-                return kind.from_json(envelope["state"])
-        except (ValueError, TypeError, KeyError, IndexError):
-            found = "that does not decode"
-        if found not in self._discarded:
-            self._discarded.add(found)
-            log.warning("%s", discarded_state(kind, found))
-        return None
 
     def reset(self, agent: Any) -> None:
         """Drop the agent's state."""
