@@ -1,8 +1,10 @@
-"""``toolguards hook claude``: real-shaped Claude Code hook events piped through the real command, one process each."""
+"""``toolguards hook claude``: real-shaped Claude Code hook events piped through the installed command, one process
+each (the events and fields are those of ``toolguards.hooks.claude``)."""
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -12,11 +14,12 @@ from typing import Any
 import pytest
 
 from conftest import FIRST, FIRST_ZH, detailed
-from toolguards.integrations import claude_code
+from hook_support import TOOLGUARDS, concurrently, twice_file
+from hook_support import hook as run_hook
+from toolguards.hooks import HookError, driver, runner
 from toolguards.stores.sqlite import SqliteStore
 
 LS = '{"command":"ls -la","description":"List files"}'
-
 
 
 def envelope(event: str, session: str = "sess-1", agent_id: str | None = None, **fields: Any) -> dict[str, Any]:
@@ -49,13 +52,8 @@ def prompt(text: str = "try again") -> dict[str, Any]:
     return envelope("UserPromptSubmit", prompt=text)
 
 
-def command(state_dir: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "toolguards", "hook", "claude", "--state-dir", str(state_dir), *args]
-
-
 def hook(state_dir: Path, event: dict[str, Any] | str, *args: str) -> subprocess.CompletedProcess[str]:
-    data = event if isinstance(event, str) else json.dumps(event)
-    return subprocess.run(command(state_dir, *args), input=data, capture_output=True, text=True, timeout=60)
+    return run_hook("claude", state_dir, event, *args)
 
 
 def answer(event: str, text: str) -> str:
@@ -74,10 +72,7 @@ def outputs(state_dir: Path, events: list[dict[str, Any]], *args: str) -> list[s
 
 @pytest.fixture
 def twice(tmp_path) -> str:
-    """A guard file that reminds at 2 (short form) and 3 (detailed): short sequences for the cases below."""
-    path = tmp_path / "twice.yaml"
-    path.write_text("guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: [2, 3]\n", encoding="utf-8")
-    return str(path)
+    return twice_file(tmp_path)
 
 
 def test_reminders_at_3_and_5_and_a_new_prompt_resets(tmp_path):
@@ -90,25 +85,11 @@ def test_reminders_at_3_and_5_and_a_new_prompt_resets(tmp_path):
     ]
 
 
-def test_32_concurrent_processes_count_one_session_exactly(tmp_path):
-    processes = [
-        subprocess.Popen(command(tmp_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-        for _ in range(32)
-    ]
-    # Every process gets its event before any is waited for, so they all race for the state file.
-    for i, process in enumerate(processes):
-        assert process.stdin is not None
-        process.stdin.write(json.dumps(bash(f"toolu_{i:02}")))
-        process.stdin.close()
-    results = []
-    for process in processes:
-        with process:  # reads to the end, then waits and closes the pipes
-            assert process.stdout is not None and process.stderr is not None
-            results.append((process.stdout.read(), process.stderr.read()))
-    assert [process.returncode for process in processes] == [0] * 32
-    assert [err for _, err in results if err] == []
-    said = sorted(out for out, _ in results if out)
+def test_64_concurrent_processes_count_one_session_exactly(tmp_path):
+    outputs(tmp_path, [bash("warm", command="pwd")])  # compiles the guard file once, as a first call would
+    results = concurrently("claude", tmp_path, [bash(f"toolu_{i:02}") for i in range(64)])
+    assert [(code, err) for code, _, err in results] == [(0, "")] * 64
+    said = sorted(out for _, out, _ in results if out)
     assert said == sorted([
         answer("PostToolUse", FIRST),
         answer("PostToolUse", detailed("Bash", 5, LS)),
@@ -194,21 +175,32 @@ def test_an_unusable_state_dir_exits_0_with_one_line(tmp_path):
     assert (done.returncode, done.stdout) == (0, "")
     assert done.stderr.startswith(f"toolguards hook: cannot open the state file in {blocker / 'state'}: ")
     assert done.stderr.count("\n") == 1
-    (tmp_path / "claude-code.sqlite3").write_text("not a database")
-    done = hook(tmp_path, bash("c1"))
+
+
+def test_a_damaged_state_file_is_moved_aside_and_the_session_starts_afresh(tmp_path, twice):
+    state = tmp_path / "claude-code.sqlite3"
+    state.write_text("not a database")
+    done = hook(tmp_path, bash("d1"), "--config", twice)
+    (moved,) = tmp_path.glob("claude-code.sqlite3.damaged-*")
+    assert re.fullmatch(r"claude-code\.sqlite3\.damaged-\d{8}T\d{6}-\d+", moved.name)
     assert (done.returncode, done.stdout) == (0, "")
-    assert done.stderr == f"toolguards hook: cannot open the state file in {tmp_path}: file is not a database\n"
+    assert done.stderr == (f"toolguards hook: the state file {state} was damaged (file is not a database); "
+                           f"moved it to {moved} and started afresh\n")
+    assert moved.read_text() == "not a database"
+    assert outputs(tmp_path, [bash("d2")], "--config", twice) == [answer("PostToolUse", FIRST)]
 
 
 @pytest.mark.parametrize(("args", "message"), [
     ([], "the following arguments are required: host"),
     (["claude", "--bogus"], "unrecognized arguments: --bogus"),
-    (["codex"], "argument host: invalid choice: 'codex' (choose from 'claude')"),
+    (["claud"], "argument host: invalid choice: 'claud' (choose from 'claude', 'codex', 'gemini', 'cursor')"),
+    (["claude", "--config"], "argument --config: expected one argument"),
+    (["claude", "--state-dir", ""], "argument --state-dir: expected a path, not an empty string"),
+    (["claude", "--config="], "argument --config: expected a path, not an empty string"),
 ])
 def test_usage_errors_exit_0_with_one_line(args, message):
-    done = subprocess.run([sys.executable, "-m", "toolguards", "hook", *args], input="{}", capture_output=True,
-                          text=True, timeout=60)
-    usage = "usage: toolguards hook {claude} [--config PATH] [--locale LOC] [--state-dir DIR]"
+    done = subprocess.run([str(TOOLGUARDS), "hook", *args], input="{}", capture_output=True, text=True, timeout=60)
+    usage = "usage: toolguards hook {claude,codex,gemini,cursor} [--config PATH] [--locale LOC] [--state-dir DIR]"
     assert (done.returncode, done.stdout, done.stderr) == (0, "", f"toolguards hook: {message} ({usage})\n")
 
 
@@ -222,7 +214,7 @@ def test_default_state_dir(monkeypatch, tmp_path, environ, expected):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
-    assert claude_code.default_state_dir() == Path(expected.replace("~", str(tmp_path)))
+    assert Path(runner.default_state_dir()) == Path(expected.replace("~", str(tmp_path)))
 
 
 def test_a_batch_in_the_tool_results_shape_is_read_too():
@@ -230,7 +222,8 @@ def test_a_batch_in_the_tool_results_shape_is_read_too():
         {"tool_name": "Read", "tool_input": {"file_path": "a"}, "tool_use_id": "r1", "tool_result": "text"},
         {"tool_name": "Read", "tool_input": {"file_path": "b"}, "tool_use_id": "r2", "error_message": "missing"},
     ])
-    got = [(e.tool, e.arguments, e.agent, e.call_id, e.result, e.error) for e in claude_code.tool_events(event)]
+    calls = driver.parse("claude", json.dumps(event)).calls
+    got = [(e.tool, e.arguments, e.agent, e.call_id, e.result, e.error) for e in calls]
     assert got == [
         ("Read", {"file_path": "a"}, "main", "r1", "text", None),
         ("Read", {"file_path": "b"}, "main", "r2", None, "missing"),
@@ -242,6 +235,36 @@ def test_a_store_failure_inside_the_engine_is_one_line_and_no_output(tmp_path, m
         raise sqlite3.OperationalError("database is locked")
 
     monkeypatch.setattr(SqliteStore, "update", locked)
-    with pytest.raises(claude_code.HookError) as error:
-        claude_code.run_hook(json.dumps(bash("c1")), state_dir=tmp_path)
+    with pytest.raises(HookError) as error:
+        runner.run("claude", json.dumps(bash("c1")), state_dir=tmp_path)
     assert str(error.value) == "repeat-tool-reminder.observe failed and was skipped (OperationalError: database is locked)"
+
+
+def test_vs_code_camel_case_envelope_counts_too(tmp_path, twice):
+    def vscode(call_id: str) -> dict[str, Any]:
+        return {"timestamp": "2026-05-01T10:00:00.000Z", "cwd": "/home/u/p", "sessionId": "vs-1",
+                "hookEventName": "PostToolUse", "transcript_path": "/home/u/.vscode/t.json", "tool_name": "replace_string_in_file",
+                "tool_input": {"filePath": "a.py", "oldString": "x", "newString": "y"}, "tool_use_id": call_id,
+                "tool_response": "ok"}
+
+    got = outputs(tmp_path, [vscode("v1"), vscode("v2")], "--config", twice)
+    assert got == ["", answer("PostToolUse", FIRST)]
+
+
+def test_a_subagent_is_not_reset_by_a_prompt_of_the_main_thread(tmp_path, twice):
+    events = [bash("s1", agent_id="a7"), prompt(), bash("s2", agent_id="a7"), bash("m1"), bash("m2")]
+    got = outputs(tmp_path, events, "--config", twice)
+    assert got == ["", "", answer("PostToolUse", FIRST), "", answer("PostToolUse", FIRST)]
+
+
+def test_concurrent_processes_move_a_damaged_state_file_aside_once(tmp_path):
+    outputs(tmp_path, [bash("w1", session="another")])  # compiles the guard file once
+    (tmp_path / "claude-code.sqlite3").write_bytes(b"\x00" * 4096)
+    results = concurrently("claude", tmp_path, [bash(f"toolu_{i:02}") for i in range(12)])
+    assert [code for code, _, _ in results] == [0] * 12
+    assert len(list(tmp_path.glob("claude-code.sqlite3.damaged-*"))) == 1
+    notices = [err for _, _, err in results if err]
+    assert len(notices) == 1 and "was damaged (file is not a database)" in notices[0]
+    said = sorted(out for _, out, _ in results if out)
+    assert said == sorted([answer("PostToolUse", FIRST), answer("PostToolUse", detailed("Bash", 5, LS)),
+                           answer("PostToolUse", detailed("Bash", 8, LS))])

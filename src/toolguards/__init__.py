@@ -2,18 +2,27 @@
 
 A host loads a guard file into an ``Engine`` and calls ``engine.post_execute(event, next)`` after every tool call;
 the engine returns the downstream decision with any reminders prepended to its ``additional_contexts``.
+
+The names below are imported on first use: a hook process that ignores its event, or builds its engine from the
+compiled cache (``toolguards.compiled``), never pays for the YAML reader, the schema check or Jinja2.
 """
 
 from __future__ import annotations
 
-from .canonical import canonicalize
-from .diagnostics import ConfigError, Diagnostic
-from .engine import Engine
-from .events import ContextEntry, PostToolDecision, Reminder, ToolEvent
-from .guard import GuardKind
-from .kinds import registry
-from .loader import check_file, from_mapping, load, load_default
-from .stores import MemoryStore, StateStore, StateType, open_stores
+import importlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .canonical import canonicalize
+    from .diagnostics import ConfigError, Diagnostic
+    from .engine import Engine
+    from .events import ContextEntry, PostToolDecision, Reminder, ToolEvent
+    from .guard import GuardKind
+    from .kinds import registry
+    from .loader import check_file, from_mapping, load, load_default
+    from .stores import MemoryStore, StateStore, StateType, open_stores
 
 __all__ = [
     "ConfigError",
@@ -38,3 +47,38 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# Where each public name lives.
+_HOMES = {
+    "canonicalize": "canonical",
+    "ConfigError": "diagnostics",
+    "Diagnostic": "diagnostics",
+    "Engine": "engine",
+    "ContextEntry": "events",
+    "PostToolDecision": "events",
+    "Reminder": "events",
+    "ToolEvent": "events",
+    "GuardKind": "guard",
+    "registry": "kinds",
+    "check_file": "loader",
+    "from_mapping": "loader",
+    "load": "loader",
+    "load_default": "loader",
+    "MemoryStore": "stores",
+    "StateStore": "stores",
+    "StateType": "stores",
+    "open_stores": "stores",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found once; later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,17 +8,22 @@ hands each guard a ``Call`` per post-execute event and folds the ``Effect``s it 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
-
-from jinja2 import Template
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .canonical import canonicalize
 from .events import ContextEntry, ToolCall
 from .patterns import ToolFilter
 from .stores.base import StateStore, StateType
+
+if TYPE_CHECKING:
+    from jinja2 import Template  # guards only render templates: Jinja2 is imported where one is compiled
+
+try:  # hashlib's own blake2b, without importing hashlib, which loads OpenSSL: milliseconds in a one-event hook process
+    from _blake2 import blake2b
+except ImportError:  # an interpreter built without the module: hashlib finds blake2b elsewhere
+    from hashlib import blake2b
 
 __all__ = [
     "CALL_ID_WINDOW",
@@ -188,7 +193,7 @@ def _memory_digest(*parts: str) -> int:
 
 
 def _stable_digest(*parts: str) -> int:
-    digest = hashlib.blake2b(digest_size=8)
+    digest = blake2b(digest_size=8)
     for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Template
 
+from .compiled import build_engine
 from .config import DEFAULT_LOCALE, GuardFile, build_guard_file
 from .diagnostics import ConfigError, Diagnostic, format_json_path
 from .document import JsonPath, PositionedDocument, parse_document
@@ -26,7 +27,16 @@ from .schema import schema_diagnostics
 from .stores import MemoryStore, StoreFactory, open_stores
 from .templates import Templates, available_locales, resolve_locale
 
-__all__ = ["StoreFactory", "check_file", "from_mapping", "load", "load_default"]
+__all__ = [
+    "CheckedFile",
+    "StoreFactory",
+    "check_bytes",
+    "check_file",
+    "engine_of",
+    "from_mapping",
+    "load",
+    "load_default",
+]
 
 MAPPING_SOURCE = "<mapping>"
 
@@ -47,8 +57,8 @@ def load(
     guard fails and is skipped (guard_id None for the engine itself), beside the one log line per kind of failure.
     """
     display = os.fspath(path)
-    document = parse_document(display, read_guard_file(display, path))
-    return _build(display, Path(path).resolve().parent, document, locale, stores, on_failure)
+    return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale),
+                     stores=stores, on_failure=on_failure)
 
 
 def load_default(
@@ -73,8 +83,8 @@ def from_mapping(
         problem = Diagnostic(MAPPING_SOURCE, None, None, "the mapping nests too deeply, or holds itself")
         raise ConfigError([problem]) from None
     document = PositionedDocument(plain)
-    return _build(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale, stores,
-                  on_failure)
+    checked = _check(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale)
+    return engine_of(checked, stores=stores, on_failure=on_failure)
 
 
 def check_file(path: str | os.PathLike[str], *, locale: str | None = None) -> list[Diagnostic]:
@@ -95,14 +105,38 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _build(  # noqa: PLR0917 - private, called by the three entry points above
-    display: str,
-    base_dir: Path | None,
-    document: PositionedDocument,
-    locale: str | None,
-    stores: Stores | None,
-    on_failure: FailureCallback | None,
+@dataclass(frozen=True)
+class CheckedFile:
+    """A guard file that passed every check, before its guards are built (what ``toolguards.compiled`` caches)."""
+
+    guard_file: GuardFile
+    #: the plain data of the file (JSON's shapes)
+    data: Any
+    templates: Templates
+    #: each guard's templates by TemplateUse key, in the order of ``guard_file.guards``
+    slots: tuple[dict[str, Template], ...]
+
+
+def check_bytes(
+    display: str, raw: bytes, base_dir: str | os.PathLike[str], locale: str | None = None
+) -> CheckedFile:
+    """Check a guard file's bytes (named ``display`` in diagnostics, its relative template folders under
+    ``base_dir``); ConfigError listing every problem."""
+    return _check(display, Path(base_dir), parse_document(display, raw), locale)
+
+
+def engine_of(
+    checked: CheckedFile, *, stores: Stores | None = None, on_failure: FailureCallback | None = None
 ) -> Engine:
+    """The engine of a checked file, as ``load`` builds it."""
+    kinds = registry()
+    guards = [(kinds[spec.kind], spec.id, spec.settings, slots)
+              for spec, slots in zip(checked.guard_file.guards, checked.slots, strict=True)]
+    return build_engine(checked.guard_file.source, checked.templates.locale, guards, _store_factory(stores),
+                        on_failure)
+
+
+def _check(display: str, base_dir: Path | None, document: PositionedDocument, locale: str | None) -> CheckedFile:
     kinds = registry()
     # A value the reader already rejected (an unsupported tag, say) is not reported a second time by the schema.
     checked = schema_diagnostics(display, document, kinds)
@@ -127,12 +161,7 @@ def _build(  # noqa: PLR0917 - private, called by the three entry points above
     problems += more
     if problems or templates is None:
         raise ConfigError(problems)
-    make_store = _store_factory(stores)
-    guards = []
-    for spec, slots in zip(guard_file.guards, compiled, strict=True):
-        kind = kinds[spec.kind]
-        guards.append(kind.create(spec.id, spec.settings, slots, make_store(spec.id).bind(kind.state)))
-    return Engine(guards, source=display, locale=templates.locale, on_failure=on_failure)
+    return CheckedFile(guard_file, document.data, templates, tuple(compiled))
 
 
 def _store_factory(stores: Stores | None) -> StoreFactory:

@@ -38,7 +38,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .reading import MAX_TEMPLATE_BYTES, FileRefused, NotUtf8, decode_utf8, read_small_file, size_limit
 
-__all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale"]
+__all__ = ["TemplateProblem", "Templates", "available_locales", "resolve_locale", "sandbox"]
 
 # Methods that change their object; the immutable sandbox refuses them at render time, this list refuses them at load.
 _MUTATING = frozenset(
@@ -72,6 +72,12 @@ class _Sandbox(ImmutableSandboxedEnvironment):
                 if repeats and len(sequence) * times > MAX_REPEAT:
                     raise SecurityError(f"a value longer than {MAX_REPEAT} is not allowed in a template")
         return super().call_binop(context, operator, left, right)
+
+
+def sandbox(loader: BaseLoader) -> ImmutableSandboxedEnvironment:
+    """The environment every guard template runs in: the immutable sandbox, ``StrictUndefined``, no autoescaping."""
+    return _Sandbox(loader=loader, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False,
+                    auto_reload=False)
 
 
 @dataclass(frozen=True)
@@ -153,13 +159,7 @@ class Templates:
         self.locale = locale
         self.folders = tuple(root / locale for root in roots if (root / locale).is_dir())
         self._loader = _FolderLoader(self.folders)
-        self._env = _Sandbox(
-            loader=self._loader,
-            undefined=StrictUndefined,
-            autoescape=False,
-            keep_trailing_newline=False,
-            auto_reload=False,
-        )
+        self._env = sandbox(self._loader)
 
     def load(self, name: str, sample: Mapping[str, Any]) -> Template | TemplateProblem:
         """The compiled template ``name``, checked against the variables in ``sample`` and rendered with them once."""

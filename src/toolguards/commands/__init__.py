@@ -1,20 +1,38 @@
-"""The sub-commands of ``toolguards``, by name; each module has HELP, add_arguments(parser) and run(args) -> int."""
+"""The sub-commands of ``toolguards``, by name; each module has HELP, add_arguments(parser) and run(args) -> int.
+
+Modules are imported only when their command runs (or ``toolguards --help`` lists them all): a hook call must not pay
+for replay's imports. A command listed in ``RAW`` also has ``main(argv) -> int`` and reads its own command line before
+any parser is built.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
 from types import MappingProxyType, ModuleType
 
-from . import hook, replay, report, schema, validate
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "RAW", "command"]
 
-COMMANDS: Mapping[str, ModuleType] = MappingProxyType(
+#: Sub-command modules by command name.
+COMMANDS: Mapping[str, str] = MappingProxyType(
     {
-        "hook": hook,
-        "validate": validate,
-        "replay": replay,
-        "report": report,
-        "schema": schema,
+        "hook": "toolguards.commands.hook",
+        "validate": "toolguards.commands.validate",
+        "replay": "toolguards.commands.replay",
+        "report": "toolguards.commands.report",
+        "schema": "toolguards.commands.schema",
+        "serve": "toolguards.commands.serve",
     }
 )
+
+#: Commands that parse their own arguments: ``toolguards hook`` starts in a few milliseconds and exits 0 even on a
+#: usage error, so it never waits for argparse or the other commands.
+RAW = frozenset({"hook"})
+
+
+def command(name: str) -> ModuleType:
+    """The module of the command ``name`` (KeyError for a name that is not a command)."""
+    return importlib.import_module(COMMANDS[name])

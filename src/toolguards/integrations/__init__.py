@@ -5,7 +5,7 @@
 - ``toolguards.integrations.pydantic_ai``: ``GuardCapability``, a pydantic-ai capability (extra ``pydantic-ai``).
 - ``toolguards.integrations.openai_agents``: ``GuardFilter``, an OpenAI Agents SDK ``call_model_input_filter`` per run
   (extra ``openai-agents``).
-- ``toolguards.integrations.claude_code``: the logic of ``toolguards hook claude``, a Claude Code command hook.
+- coding agents' command hooks (Claude Code, Codex CLI, Gemini CLI, Cursor) are ``toolguards.hooks``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The registry of guard kinds: an explicit dict of the built-in kinds, extended by ``toolguards.kinds`` entry points.
 
-A new built-in kind is one module in this folder (its docstring the kind's YAML reference) plus its templates, and one
-line below; the interfaces it implements are in ``toolguards.guard``, and ``toolguards schema`` regenerates the
-committed JSON Schema from this registry.
+A new built-in kind is one module in this folder (its docstring the kind's YAML reference, ``KIND`` its registry
+entry) plus its templates, and one line below; the interfaces it implements are in ``toolguards.guard``, and
+``toolguards schema`` regenerates the committed JSON Schema from this registry.
 
 A third-party package registers a kind with an entry point whose name is the kind's name and whose object satisfies
 ``GuardKind`` (an instance, or a class that takes no arguments). It is checked when the registry is first built; a
@@ -12,28 +12,58 @@ broken plugin is logged with its entry point's name and left out, so a file that
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
-from collections.abc import Mapping
-from importlib.metadata import entry_points
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from ..guard import GuardKind
-from .cycle_reminder import KIND as CYCLE_REMINDER
-from .repeat_tool_reminder import KIND as REPEAT_TOOL_REMINDER
-from .repeated_error_reminder import KIND as REPEATED_ERROR_REMINDER
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoints
 
 __all__ = ["BUILTIN_KINDS", "ENTRY_POINT_GROUP", "registry"]
 
 log = logging.getLogger("toolguards")
 
-_BUILTIN: dict[str, GuardKind] = {
-    REPEAT_TOOL_REMINDER.name: REPEAT_TOOL_REMINDER,
-    CYCLE_REMINDER.name: CYCLE_REMINDER,
-    REPEATED_ERROR_REMINDER.name: REPEATED_ERROR_REMINDER,
+#: The built-in kinds by name: the module (in this folder) whose ``KIND`` each is, in the schema's order.
+_BUILTIN = {
+    "repeat-tool-reminder": "repeat_tool_reminder",
+    "cycle-reminder": "cycle_reminder",
+    "repeated-error-reminder": "repeated_error_reminder",
 }
-BUILTIN_KINDS: Mapping[str, GuardKind] = MappingProxyType(_BUILTIN)
+
+
+class _BuiltinKinds(Mapping[str, GuardKind]):
+    """The built-in kinds by name; a kind's module is imported when the kind is first looked up, so that a process
+    that handles one hook event imports only the kinds its guard file uses (each costs milliseconds)."""
+
+    def __getitem__(self, name: str) -> GuardKind:
+        kind: GuardKind = importlib.import_module(f"{__name__}.{_BUILTIN[name]}").KIND
+        return kind
+
+    def __contains__(self, name: object) -> bool:
+        return name in _BUILTIN
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_BUILTIN)
+
+    def __len__(self) -> int:
+        return len(_BUILTIN)
+
+
+BUILTIN_KINDS: Mapping[str, GuardKind] = _BuiltinKinds()
 
 ENTRY_POINT_GROUP = "toolguards.kinds"
+
+
+def entry_points(group: str) -> EntryPoints:
+    """The installed entry points of ``group`` (importlib.metadata, imported here: it alone costs more than a hook
+    call, which builds its engine from the compiled cache without scanning)."""
+    from importlib.metadata import entry_points as installed  # noqa: PLC0415
+
+    return installed(group=group)
 
 
 @functools.cache

@@ -71,9 +71,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, NamedTuple
-
-from jinja2 import Template
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..config_schema import (
     preview_chars_schema,
@@ -99,6 +97,9 @@ from ..guard import (
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
+
+if TYPE_CHECKING:
+    from jinja2 import Template  # guards only render templates: Jinja2 is imported where one is compiled
 
 __all__ = [
     "CALL_ID_WINDOW",

@@ -6,17 +6,18 @@ Each store is one module of this package whose docstring is its reference; ``STO
 - ``memory`` (the default): in this process, thread-safe (``toolguards.stores.memory``);
 - ``sqlite:///PATH``: one SQLite file shared by the processes of one machine (``toolguards.stores.sqlite``);
 - ``mapping``: in a JSON mapping the host keeps and hands in around each call, e.g. in a LangGraph checkpoint
-  (``toolguards.stores.mapping``).
+  (``toolguards.stores.mapping``);
+- ``redis://HOST:PORT/DB`` (``rediss://`` over TLS): one Redis database shared by many replicas on many machines
+  (``toolguards.stores.redis``; the client comes with the ``redis`` extra, imported only when such a store opens).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from urllib.parse import urlsplit
 
-from . import mapping, memory, sqlite
-from .base import StateStore, StateType, Step, StoreFactory
+from . import mapping, memory, redis, sqlite
+from .base import StateStore, StateType, Step, StoreError, StoreFactory
 from .mapping import MappingStore, holding
 from .memory import MemoryStore
 from .sqlite import SqliteDatabase, SqliteStore
@@ -30,17 +31,22 @@ __all__ = [
     "StateStore",
     "StateType",
     "Step",
+    "StoreError",
     "StoreFactory",
     "holding",
     "open_stores",
 ]
 
 #: Store modules by URL scheme; each has ``from_url(url) -> StoreFactory``.
-STORES: Mapping[str, ModuleType] = MappingProxyType({"memory": memory, "sqlite": sqlite, "mapping": mapping})
+STORES: Mapping[str, ModuleType] = MappingProxyType(
+    {"memory": memory, "sqlite": sqlite, "mapping": mapping, "redis": redis, "rediss": redis}
+)
 
 
 def open_stores(url: str) -> StoreFactory:
     """The store factory a URL names (``memory``, ``sqlite:///PATH``...); ValueError for a URL no store takes."""
+    from urllib.parse import urlsplit  # noqa: PLC0415 - it imports ipaddress: milliseconds a hook process never needs
+
     scheme = urlsplit(url).scheme if "://" in url else url
     module = STORES.get(scheme)
     if module is None:

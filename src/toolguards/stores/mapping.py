@@ -23,20 +23,18 @@ Usage::
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from .base import StateType, Step, discarded_state
+from .base import Envelopes, StateType, Step
 
 __all__ = ["MappingStore", "from_url", "holding"]
 
 R = TypeVar("R")
 M = TypeVar("M", bound=MutableMapping[str, Any])
 
-log = logging.getLogger("toolguards")
 
 #: The agent whose states the current context holds, and those states.
 _HELD: ContextVar[tuple[Any, MutableMapping[str, Any]] | None] = ContextVar("toolguards_held_states", default=None)
@@ -60,7 +58,7 @@ class MappingStore:
     def __init__(self, guard: str, state: StateType[Any] | None = None) -> None:
         self.guard = guard
         self.state = state
-        self._discarded: set[str] = set()
+        self._envelopes = Envelopes(self, state)
 
     def __repr__(self) -> str:
         return f"<MappingStore guard={self.guard!r}>"
@@ -82,12 +80,11 @@ class MappingStore:
         """Run ``step`` on the held agent's state and write the new one back into the held mapping."""
         states = self._held(agent)
         entry = states.get(self.guard)
-        new_state, result = step(None if entry is None else self._decode(entry))
+        new_state, result = step(None if entry is None else self._envelopes.unwrap(entry))
         if new_state is None:
             states.pop(self.guard, None)
         else:
-            kind = self._type()
-            states[self.guard] = {"kind": kind.name, "version": kind.version, "state": kind.to_json(new_state)}
+            states[self.guard] = self._envelopes.wrap(new_state)
         return result
 
     def reset(self, agent: Any) -> None:
@@ -95,28 +92,6 @@ class MappingStore:
         self._held(agent).pop(self.guard, None)
 
     forget = reset
-
-    def _type(self) -> StateType[Any]:
-        if self.state is None:
-            raise RuntimeError(f"{self!r} was not bound to a state type (StateStore.bind)")
-        return self.state
-
-    def _decode(self, entry: Any) -> Any:
-        """The held state, or None (a fresh chain) for an entry this version must not read."""
-        kind = self._type()
-        try:
-            if not isinstance(entry, dict) or entry.get("kind") != kind.name:
-                found = "of another kind"
-            elif entry.get("version") != kind.version:
-                found = f"of version {entry.get('version')!r}"
-            else:
-                return kind.from_json(entry["state"])
-        except (ValueError, TypeError, KeyError, IndexError):
-            found = "that does not decode"
-        if found not in self._discarded:
-            self._discarded.add(found)
-            log.warning("%s", discarded_state(kind, found))
-        return None
 
 
 def from_url(url: str) -> Callable[[str], MappingStore]:

@@ -26,8 +26,6 @@ or, where the connection should be closed before the process ends::
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import sqlite3
 import threading
@@ -36,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from .base import StateType, Step, discarded_state
+from .base import Envelopes, StateType, Step
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -68,7 +66,6 @@ _SCHEMA = (
 )
 
 
-log = logging.getLogger("toolguards")
 
 
 def _key(what: str, value: Any) -> str:
@@ -184,7 +181,7 @@ class SqliteStore:
         self.session = _key("session", session)
         self.guard = _key("guard id", guard)
         self.state = state
-        self._discarded: set[str] = set()
+        self._envelopes = Envelopes(self, state)
 
     def bind(self, state: StateType[Any]) -> SqliteStore:
         """The same rows, read and written as states of this type."""
@@ -213,48 +210,20 @@ class SqliteStore:
             row = connection.execute(
                 "SELECT state FROM toolguards_state WHERE session = ? AND guard = ? AND agent = ?", key
             ).fetchone()
-            new_state, result = step(None if row is None else self._decode(row[0]))
+            new_state, result = step(None if row is None else self._envelopes.loads(row[0]))
             if new_state is None:
                 if row is not None:
                     connection.execute(
                         "DELETE FROM toolguards_state WHERE session = ? AND guard = ? AND agent = ?", key
                     )
             else:
-                text = self._encode(new_state)
+                text = self._envelopes.dumps(new_state)
                 connection.execute(
                     "INSERT OR REPLACE INTO toolguards_state (session, guard, agent, state, touched)"
                     " VALUES (?, ?, ?, ?, ?)",
                     (*key, text, time.time()),
                 )
             return result
-
-    def _type(self) -> StateType[Any]:
-        if self.state is None:
-            raise RuntimeError(f"{self!r} was not bound to a state type (StateStore.bind)")
-        return self.state
-
-    def _encode(self, state: Any) -> str:
-        kind = self._type()
-        envelope = {"kind": kind.name, "version": kind.version, "state": kind.to_json(state)}
-        return json.dumps(envelope, separators=(",", ":"), allow_nan=False)
-
-    def _decode(self, text: str) -> Any:
-        """The stored state, or None (a fresh chain) for a row this version must not read."""
-        kind = self._type()
-        try:
-            envelope = json.loads(text)
-            if not isinstance(envelope, dict) or envelope.get("kind") != kind.name:
-                found = "of another kind"
-            elif envelope.get("version") != kind.version:
-                found = f"of version {envelope.get('version')!r}"
-            else:
-                return kind.from_json(envelope["state"])
-        except (ValueError, TypeError, KeyError, IndexError):
-            found = "that does not decode"
-        if found not in self._discarded:
-            self._discarded.add(found)
-            log.warning("%s", discarded_state(kind, found))
-        return None
 
     def reset(self, agent: Any) -> None:
         """Drop the agent's state."""

@@ -31,7 +31,7 @@ from typing import Any
 from ..records import InputError, Record
 from ._json import Lines, json_lines, json_type
 
-__all__ = ["KEYS", "read"]
+__all__ = ["KEYS", "decode", "read"]
 
 KEYS: dict[str, tuple[str, ...]] = {
     "post-execute": ("type", "agent", "tool", "arguments", "denied", "callId", "result", "error"),
@@ -51,14 +51,16 @@ def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
             yield item
             continue
         number, event = item
-        if _plain_post_execute(event):
-            yield _post_execute(number, event)
-            continue
-        problems = _problems(event)
-        if problems:
-            yield InputError(path, number, "; ".join(problems))
-        else:
-            yield _record(number, event)
+        found = decode(number, event)
+        yield InputError(path, number, "; ".join(found)) if isinstance(found, list) else found
+
+
+def decode(line: int, event: Any) -> Record | list[str]:
+    """One decoded event as its record, or every problem that makes it malformed (the service reads events here too)."""
+    if _plain_post_execute(event):
+        return _post_execute(line, event)
+    problems = _problems(event)
+    return problems if problems else _record(line, event)
 
 
 def _plain_post_execute(event: Any) -> bool:

@@ -1,0 +1,133 @@
+"""A hook process against a bare interpreter: what ``toolguards hook claude`` costs a host on every tool call.
+
+Hosts start the hook once per event and wait for it, so the figure that matters is a whole process's wall time. The
+floor is a process of the same interpreter that imports what any hook in Python needs (``import json, sqlite3``):
+
+- a counted ``PostToolUse`` (a new call each time, so no reminder is rendered) ÷ the floor: target ≤ 2.0×;
+- an ignored event (``PreToolUse``) ÷ the floor: target ≤ 1.3×;
+- for information, a counted call that renders a reminder (Jinja2 is imported and compiles its template), and a
+  process that imports only the standard-library modules the engine's own modules import (logging, dataclasses,
+  typing, decimal…): the floor of a counted call while those modules import them.
+
+The kinds of process run interleaved, 30 times each after a warm-up (which also writes the compiled guard-file cache,
+and the bytecode: ``PYTHONDONTWRITEBYTECODE`` is dropped for the children, since an installed wheel has its bytecode),
+and the medians are compared: wall time (what a host waits for) and, beside it, CPU time (user + system, steadier on a
+busy machine). The hook is the installed ``toolguards`` script beside this interpreter, with its state in a temporary
+cache folder (``XDG_CACHE_HOME``), as a host would run it.
+
+    python benchmarks/bench_hook.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # not on Windows: CPU times are left out there
+    resource = None  # type: ignore[assignment]
+
+RUNS = 30
+#: The standard-library modules that toolguards' engine, events, guards and SQLite store import.
+ENGINE_STDLIB = "import json, sqlite3, logging, dataclasses, typing, decimal, threading, inspect, contextlib"
+
+
+def event(name: str, call_id: str, command: str) -> bytes:
+    found = {
+        "session_id": "bench-session",
+        "transcript_path": "/home/u/.claude/projects/p/bench-session.jsonl",
+        "cwd": "/home/u/p",
+        "permission_mode": "default",
+        "hook_event_name": name,
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "List files"},
+        "tool_use_id": call_id,
+    }
+    if name == "PostToolUse":
+        found["tool_response"] = {"stdout": "total 0", "stderr": "", "interrupted": False, "isImage": False}
+    return json.dumps(found).encode("utf-8")
+
+
+def timed(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """The wall and CPU seconds of one process (CPU: NaN where it cannot be measured)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN) if resource else None
+    start = time.perf_counter()
+    done = subprocess.run(args, input=stdin, capture_output=True, env=env, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0 or done.stderr:
+        raise SystemExit(f"{args} failed: {done.returncode} {done.stderr.decode(errors='replace')}")
+    if before is None:
+        return elapsed, float("nan")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=RUNS)
+    runs = parser.parse_args().runs
+    script = Path(sys.executable).parent / ("toolguards.exe" if os.name == "nt" else "toolguards")
+    if not script.is_file():
+        raise SystemExit(f"no installed toolguards script at {script}: pip install -e . first")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env["XDG_CACHE_HOME"] = cache
+        hook = [str(script), "hook", "claude"]
+        floor = [sys.executable, "-c", "import json, sqlite3"]
+        counter = iter(range(10**9))
+
+        def counted() -> tuple[float, float]:
+            n = next(counter)
+            return timed(hook, event("PostToolUse", f"c{n}", f"ls -la dir{n}"), env)
+
+        def reminded() -> tuple[float, float]:
+            n = next(counter)
+            for i in range(2):  # two more identical calls, so that this one is the third: a reminder
+                timed(hook, event("PostToolUse", f"r{n}.{i}", f"cat file{n}"), env)
+            return timed(hook, event("PostToolUse", f"r{n}.2", f"cat file{n}"), env)
+
+        def ignored() -> tuple[float, float]:
+            return timed(hook, event("PreToolUse", "p", "ls"), env)
+
+        def bare() -> tuple[float, float]:
+            return timed(floor, b"", env)
+
+        def stdlib() -> tuple[float, float]:
+            return timed([sys.executable, "-c", ENGINE_STDLIB], b"", env)
+
+        cases = {"bare": bare, "counted": counted, "ignored": ignored, "reminded": reminded, "stdlib": stdlib}
+        for case in cases.values():  # warm-up: bytecode, the compiled guard file, the state file
+            case()
+            case()
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        for run in range(runs):
+            names = list(cases)
+            names = names[run % len(names):] + names[:run % len(names)]  # rotate, so no case always runs first
+            for name in names:
+                times[name].append(cases[name]())
+    wall = {name: statistics.median(w for w, _ in values) * 1000 for name, values in times.items()}
+    cpu = {name: statistics.median(c for _, c in values) * 1000 for name, values in times.items()}
+    print(f"median of {runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} cores   wall (CPU)")
+    print(f"  bare interpreter (import json, sqlite3)   {wall['bare']:7.1f} ms          ({cpu['bare']:6.1f} ms)")
+    for name, label, target in (
+        ("counted", "hook claude, counted PostToolUse", 2.0),
+        ("ignored", "hook claude, ignored PreToolUse", 1.3),
+        ("reminded", "hook claude, PostToolUse + reminder", None),
+        ("stdlib", "bare + the engine's stdlib imports", None),
+    ):
+        ratio = wall[name] / wall["bare"]
+        verdict = "" if target is None else f"  target <= {target:.1f}x: {'met' if ratio <= target else 'MISSED'}"
+        print(f"  {label:40s} {wall[name]:7.1f} ms {ratio:5.2f}x  ({cpu[name]:6.1f} ms "
+              f"{cpu[name] / cpu['bare']:5.2f}x){verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""``toolguards hook install|uninstall HOST``: write or remove the hook's registration in the host's own config file.
+
+::
+
+    toolguards hook install HOST [--scope project|user | --config PATH] [--dry-run] [--guard-file PATH] [--http URL]
+    toolguards hook uninstall HOST [--scope project|user | --config PATH] [--dry-run] [--http URL]
+
+The file is the host module's ``CONFIG_FILE`` under the current folder (``--scope project``, the default) or the home
+folder (``--scope user``), or ``--config PATH``. Install merges the host's entries (``register``) into its ``hooks``:
+
+- the registered command is the absolute path of this installation's ``toolguards`` (``--guard-file PATH`` adds
+  ``--config <its absolute path>``, after checking the file), so it runs from any folder and any virtualenv; for
+  ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}`` handlers (``toolguards serve``) instead;
+- an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) — or, with
+  ``--http``, posts to that URL — is updated where it stands, so running install twice leaves one entry; every other
+  hook and setting is kept, in its order;
+- the file is read as strict JSON: a file that is not valid JSON (comments included), that repeats a key, or whose
+  ``hooks`` has an unexpected shape is refused with a message and left untouched. An empty or missing file is a new one;
+- the previous file is kept as ``<file>.toolguards.bak``; the new one is written aside and renamed over it, with the
+  old file's permissions and its indentation;
+- ``--dry-run`` prints the resulting file on stdout and writes nothing.
+
+Uninstall removes only our entries (and the matcher groups and event lists that held nothing else). Exit codes: 0 done
+(or nothing to do), 1 refused, 2 a usage error. A summary line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import sys
+import sysconfig
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import HOSTS, host
+
+__all__ = ["BACKUP_SUFFIX", "InstallError", "installed_command", "main", "merge", "ours", "unmerge"]
+
+BACKUP_SUFFIX = ".toolguards.bak"
+_SCRIPT_NAMES = ("toolguards", "toolguards.exe")
+
+
+class InstallError(Exception):
+    """A file or setting install refuses to touch; the message names it."""
+
+
+def installed_command() -> str:
+    """The absolute path of this installation's ``toolguards`` command; InstallError where there is none."""
+    candidates = []
+    if os.path.basename(sys.argv[0]) in _SCRIPT_NAMES:
+        candidates.append(sys.argv[0])
+    for folder in dict.fromkeys((sysconfig.get_path("scripts"), os.path.dirname(sys.executable))):
+        candidates += [os.path.join(folder, name) for name in _SCRIPT_NAMES]
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    raise InstallError(f"cannot find the installed `toolguards` command (looked for {', '.join(candidates)})")
+
+
+def _quote(path: str) -> str:
+    return shlex.quote(path) if os.name != "nt" else (f'"{path}"' if " " in path else path)
+
+
+def ours(handler: Any, host_name: str, url: str | None = None) -> bool:
+    """Whether a handler runs ``toolguards hook HOST`` (or, given ``url``, is an http hook posting to it)."""
+    if not isinstance(handler, dict):
+        return False
+    if url is not None and handler.get("type") == "http" and handler.get("url") == url:
+        return True
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError:
+        return False
+    for index, word in enumerate(words):
+        program = os.path.basename(word.strip('"'))
+        if (index == 0 and program in _SCRIPT_NAMES) or (index > 0 and program == "toolguards"
+                                                         and words[index - 1] == "-m"):
+            return words[index + 1 : index + 3] == ["hook", host_name]
+    return False
+
+
+def _handlers(entry: Any) -> list[Any] | None:
+    """The handlers list of a matcher group; None for an entry that is a handler itself (or is not ours to read)."""
+    if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
+        return list(entry["hooks"])
+    return None
+
+
+def _event_lists(document: dict[str, Any], path: str, create: bool) -> dict[str, Any] | None:
+    hooks = document.get("hooks")
+    if hooks is None and create:
+        hooks = document["hooks"] = {}
+    if hooks is not None and not isinstance(hooks, dict):
+        raise InstallError(f"{path}: `hooks` is a {_json_type(hooks)}, not an object; left untouched")
+    return hooks
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def merge(document: dict[str, Any], host_name: str, hook: Mapping[str, Any], path: str = "the file",
+          url: str | None = None) -> None:
+    """Add or update the host's entries running ``hook`` in a hooks document, in place."""
+    module = host(host_name)
+    for key, value in module.FILE_KEYS.items():
+        document.setdefault(key, value)
+    hooks = _event_lists(document, path, create=True)
+    assert hooks is not None
+    for event, entry in module.register(hook).items():
+        entries = hooks.setdefault(event, [])
+        if not isinstance(entries, list):
+            raise InstallError(f"{path}: `hooks.{event}` is a {_json_type(entries)}, not a list; left untouched")
+        if not _update(entries, host_name, dict(hook), url):
+            entries.append(entry)
+
+
+def _update(entries: list[Any], host_name: str, hook: dict[str, Any], url: str | None) -> bool:
+    """Point our first handler in ``entries`` at ``hook`` and drop any other of ours; False when there is none."""
+    found = False
+    for entry in list(entries):
+        handlers = _handlers(entry)
+        for handler in ([entry] if handlers is None else handlers):
+            if not ours(handler, host_name, url):
+                continue
+            if found:
+                _drop(entries, entry, handler)
+                continue
+            found = True
+            if handler.get("type", hook.get("type")) == hook.get("type"):
+                handler.update(hook)  # keeps what the user added to our entry (a timeout, say)
+            else:
+                handler.clear()
+                handler.update(hook)
+    return found
+
+
+def _drop(entries: list[Any], entry: Any, handler: Any) -> None:
+    handlers = _handlers(entry)
+    if handlers is None:
+        entries.remove(entry)
+        return
+    entry["hooks"] = [item for item in entry["hooks"] if item is not handler]
+    if not entry["hooks"]:
+        entries.remove(entry)
+
+
+def unmerge(document: dict[str, Any], host_name: str, path: str = "the file", url: str | None = None) -> int:
+    """Remove our entries from a hooks document, in place; how many handlers were removed."""
+    hooks = _event_lists(document, path, create=False)
+    if not hooks:
+        return 0
+    removed = 0
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue  # someone else's: not ours to judge
+        for entry in list(entries):
+            handlers = _handlers(entry)
+            for handler in ([entry] if handlers is None else handlers):
+                if ours(handler, host_name, url):
+                    _drop(entries, entry, handler)
+                    removed += 1
+        if not entries and removed:
+            del hooks[event]
+    if not hooks and removed:
+        del document["hooks"]
+    return removed
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise InstallError(f"the key `{key}` appears twice")
+        found[key] = value
+    return found
+
+
+def read_document(path: str) -> tuple[dict[str, Any], str | None]:
+    """The JSON object in ``path`` and its text (None: no file); InstallError for anything but a JSON object."""
+    try:
+        with open(path, "rb") as file:
+            raw = file.read()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise InstallError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+        if not text.strip():
+            return {}, text
+        document = json.loads(text, object_pairs_hook=_no_duplicates)
+    except UnicodeDecodeError as exc:
+        raise InstallError(f"{path}: is not UTF-8 text ({exc.reason} at byte {exc.start}); left untouched") from None
+    except json.JSONDecodeError as exc:
+        raise InstallError(f"{path}: is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                           "left untouched") from None
+    except InstallError as exc:
+        raise InstallError(f"{path}: {exc}; left untouched") from None
+    if not isinstance(document, dict):
+        raise InstallError(f"{path}: holds a JSON {_json_type(document)}, not an object; left untouched")
+    return document, text
+
+
+def _indent(text: str | None) -> int | str | None:
+    """The indentation of the file as it was: its first indented key's, none for a one-line file, else 2."""
+    if text is None or not text.strip():
+        return 2
+    if "\n" not in text.strip():
+        return None
+    found = re.search(r'^([ \t]+)"', text, re.MULTILINE)
+    return found.group(1) if found else 2
+
+
+def write_document(path: str, text: str, previous: str | None) -> str | None:
+    """Write ``text`` to ``path`` (backing up the previous file); the backup's path, if one was made."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    backup = None
+    mode = None
+    if previous is not None:
+        backup = path + BACKUP_SUFFIX
+        mode = os.stat(path).st_mode & 0o7777
+        with open(backup, "w", encoding="utf-8", newline="") as file:
+            file.write(previous)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8", newline="") as file:
+        file.write(text)
+    if mode is not None:
+        os.chmod(temporary, mode)
+    os.replace(temporary, path)
+    return backup
+
+
+def _parser(action: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"toolguards hook {action}",
+        description=("register the hook in a host's config file" if action == "install"
+                     else "remove the hook's registration from a host's config file"),
+    )
+    parser.add_argument("host", choices=tuple(HOSTS), help="the coding agent")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scope", choices=("project", "user"), default="project",
+                       help="the current folder's config file (default) or the home folder's")
+    where.add_argument("--config", metavar="PATH", help="this config file instead")
+    parser.add_argument("--dry-run", action="store_true", help="print the resulting file; write nothing")
+    if action == "install":
+        parser.add_argument("--guard-file", metavar="PATH", help="run the hook with this guard file (--config)")
+    parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    """``install|uninstall HOST …``; 0 done, 1 refused, 2 a usage error."""
+    action, rest = argv[0], list(argv[1:])
+    parser = _parser(action)
+    options = parser.parse_args(rest)
+    module = host(options.host)
+    if options.http is not None and not module.HTTP:
+        parser.error(f"--http: {options.host} has no http hooks (only claude)")
+    path = options.config or os.path.join(os.getcwd() if options.scope == "project" else os.path.expanduser("~"),
+                                          *module.CONFIG_FILE.split("/"))
+    prefix = f"toolguards hook {action}"
+    try:
+        document, previous = read_document(path)
+        before = json.loads(json.dumps(document))
+        if action == "install":
+            hook = _hook(module, options)
+            merge(document, options.host, hook, path, options.http)
+            summary = f"{', '.join(module.register(hook))} run {hook.get('command') or hook.get('url')}"
+        else:
+            removed = unmerge(document, options.host, path, options.http)
+            summary = f"removed {removed} hook{'s' if removed != 1 else ''} of toolguards hook {options.host}"
+        text = json.dumps(document, indent=_indent(previous), ensure_ascii=False) + "\n"
+        if options.dry_run:
+            sys.stdout.write(text)
+            print(f"{prefix}: {path} (dry run, nothing written): {summary}", file=sys.stderr)
+            return 0
+        if document == before and (previous is not None or action == "uninstall"):
+            print(f"{prefix}: {path} unchanged: {summary}", file=sys.stderr)
+            return 0
+        backup = write_document(path, text, previous)
+        kept = f" (the previous file is {backup})" if backup else ""
+        print(f"{prefix}: {path}: {summary}{kept}", file=sys.stderr)
+        return 0
+    except (InstallError, OSError) as exc:
+        message = str(exc) if isinstance(exc, InstallError) else f"{path}: {exc.strerror or exc}"
+        print(f"{prefix}: {message}", file=sys.stderr)
+        return 1
+
+
+def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
+    if options.http is not None:
+        return {"type": "http", "url": options.http}
+    command = f"{_quote(installed_command())} hook {options.host}"
+    if options.guard_file is not None:
+        guard_file = os.path.abspath(options.guard_file)
+        from ..loader import check_file  # noqa: PLC0415
+
+        problems = check_file(guard_file)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise InstallError(f"the guard file has problems, so nothing was installed: {problems[0]}{more}")
+        command += f" --config {_quote(guard_file)}"
+    handler: dict[str, Any] = module.handler(command)
+    return handler

@@ -1,0 +1,79 @@
+"""Putting the service together: the store a URL names, the engine of the guard file, and uvicorn on a socket."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import prometheus_client
+import uvicorn
+
+from ..loader import load
+from ..resources import default_guard_file
+from ..stores import open_stores
+from ..stores import redis as redis_store
+from .app import create_app
+from .security import DEFAULT_MAX_BODY, SetupError
+from .service import Service
+
+__all__ = ["open_service", "serve"]
+
+
+def _stores(url: str, namespace: str, idle_ttl: int | None) -> tuple[Any, str]:
+    """The store factory a URL names, and how /healthz names it."""
+    scheme = urlsplit(url).scheme if "://" in url else url
+    try:
+        if scheme in redis_store.SCHEMES:
+            stores = redis_store.RedisStores.from_url(
+                url, namespace=namespace, idle_ttl=redis_store.DEFAULT_IDLE_TTL if idle_ttl is None else idle_ttl
+            )
+            return stores, f"redis at {stores.location}"
+        if idle_ttl is not None:
+            raise SetupError(f"--idle-ttl applies to a redis:// store, not to {scheme}")
+        factory = open_stores(url)
+    except ValueError as exc:
+        raise SetupError(f"--store: {exc}") from None
+    except OSError as exc:  # a SQLite file that cannot be opened
+        raise SetupError(f"--store {url}: {exc}") from None
+    return factory, "memory (in this process)" if scheme == "memory" else f"{url} (a file on this machine)"
+
+
+def open_service(
+    config: str | None, *, locale: str | None = None, store: str = "memory", idle_ttl: int | None = None
+) -> Service:
+    """The service of a guard file (None: the shipped default) over the store a URL names; raises SetupError, or
+    ConfigError for a guard file with problems."""
+    path = Path(config) if config is not None else default_guard_file()
+    stores, label = _stores(store, path.name, idle_ttl)
+    return Service(lambda on_failure: load(path, locale=locale, stores=stores, on_failure=on_failure), stores, label)
+
+
+def serve(
+    service: Service,
+    sock: socket.socket,
+    *,
+    token: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+) -> None:
+    """Answer requests on ``sock`` until SIGINT or SIGTERM; announce the address on stderr first."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    toolguards_log = logging.getLogger("toolguards")
+    toolguards_log.addHandler(handler)
+    toolguards_log.propagate = False
+    prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # `_created` series: noise here
+    app = create_app(service, token=token, max_body=max_body)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"toolguards serve: listening on http://{shown}:{port} (guards: {service.engine.source}; store: "
+          f"{service.store_label}{'; bearer token required' if token else ''})", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        if isinstance(service.stores, redis_store.RedisStores):
+            service.stores.close()
