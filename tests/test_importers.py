@@ -332,3 +332,19 @@ def test_json_lines_stream(fmt):
 def test_a_byte_order_mark_is_not_an_error(fmt, text):
     [record] = read_records(fmt, "a.jsonl", io.StringIO(text))
     assert isinstance(record, Record) and (record.kind, record.line, record.user_prompt) == ("pre-step", 1, True)
+
+
+@pytest.mark.parametrize("lines_first", [0, 1, 3000])
+def test_a_source_read_whole_names_the_line_of_a_bad_byte(tmp_path, lines_first):
+    line = json.dumps({"role": "user", "content": "x" * 40}) + "\n"  # 3,000 lines are past the 64 KiB head
+    data = (line * 3000 + '{"content": "\xff"}\n' + line).encode("utf-8").replace("\xff".encode(), b"\xff")
+    source = source_of(tmp_path, "big.jsonl", data)
+    try:
+        iterator = iter(source)
+        for _ in range(lines_first):
+            next(iterator)
+        with pytest.raises(InputError) as error:
+            source.read()
+    finally:
+        source.close()
+    assert str(error.value) == f"{tmp_path / 'big.jsonl'}:3001: not UTF-8 text: byte 0xff at column 14"

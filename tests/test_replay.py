@@ -373,3 +373,18 @@ def test_spilled_output_comes_back_whole_and_in_order():
     carried.copy_to(written.append)
     assert "".join(written) == "".join(parts)
     assert not Path(file).exists()
+
+
+def test_a_bad_byte_an_importer_lets_through_ends_the_input_at_its_line(tmp_path, monkeypatch, capsys):
+    from toolguards.replay import session
+
+    def raw_lines(fmt, path, stream, options):  # an importer that iterates the lines itself and forgets the contract
+        for _line in stream:
+            pass
+        return iter(())
+
+    monkeypatch.setattr(session, "read_records", raw_lines)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type": "forget", "agent": "a"}\n{"type": "forget", "agent": "b\xff"}\n{"type": "forget"}\n')
+    assert main(["replay", "--input-format", "events", str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:2: not UTF-8 text: byte 0xff at column 31\n"

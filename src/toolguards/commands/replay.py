@@ -209,7 +209,10 @@ class _FileReplay:
                     if opened.format not in ("dsh", None):
                         raise InputError(opened.display, 1, f"--check needs a dsh session log, not {opened.format}")
                     self.check = Check([guard.id for guard in engines[0].guards])
-                self.show(opened, engines)
+                try:
+                    self.show(opened, engines)
+                except UnicodeDecodeError as exc:  # a line not UTF-8, let through by an importer that iterates
+                    raise opened.source.bad_line(exc) from None
             if self.check is not None:
                 agree, report = self.check.report(opened.display)
                 self.write(report)

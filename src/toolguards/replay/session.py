@@ -81,7 +81,10 @@ def outcomes(
     lines as Skipped with ``skip_bad_lines``. Raises InputError for an input that cannot be read (the first malformed
     line, without ``skip_bad_lines``). Call ``reset`` after it."""
     with Input(path, reading, progress=progress) as opened:
-        yield from replay(opened.records(), engines, skip_bad_lines=reading.skip_bad_lines)
+        try:
+            yield from replay(opened.records(), engines, skip_bad_lines=reading.skip_bad_lines)
+        except UnicodeDecodeError as exc:  # a line not UTF-8, let through by an importer that iterates lines itself
+            raise opened.source.bad_line(exc) from None
 
 
 def reset(engines: Sequence[Engine], agents: Iterable[str]) -> None:

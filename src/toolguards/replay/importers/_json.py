@@ -49,7 +49,8 @@ class Lines(Protocol):
     """What an importer reads: an iterable of text lines that can also be read whole (a text file, or stdin).
 
     Iterating may raise UnicodeDecodeError for a line that is not UTF-8 (its ``object`` is the line's bytes); the
-    iteration carries on with the next line, and ``json_lines`` reports the line in its place.
+    iteration carries on with the next line, and ``json_lines`` reports the line in its place. ``read()`` raises an
+    InputError, at the line and column of the first bad byte, for text that is not UTF-8.
     """
 
     def __iter__(self) -> Iterator[str]: ...
@@ -403,12 +404,7 @@ def messages(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError]:
         if start != "{" or (isinstance(value, dict) and "messages" not in value):
             yield from json_lines(path, itertools.chain([first], iterator), start=len(blank))
             return
-    try:
-        rest = lines.read()
-    except UnicodeDecodeError as exc:
-        yield undecodable(path, exc, len(blank) + 2)  # the rest starts on the line after the first
-        return
-    yield from message_list(path, "".join(blank) + first + rest)
+    yield from message_list(path, "".join(blank) + first + lines.read())
 
 
 def undecodable(path: str, error: UnicodeDecodeError, first_line: int = 1) -> InputError:

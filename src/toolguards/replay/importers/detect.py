@@ -26,7 +26,7 @@ from pathlib import PurePath
 from typing import Any, Protocol
 
 from ..records import InputError
-from ._json import DecodeError, decode, loads, located_error, message_list, not_utf8, undecodable
+from ._json import DecodeError, decode, loads, located_error, message_list, not_utf8
 from ._messages import resemblance
 
 __all__ = ["Detection", "Identifies", "detect"]
@@ -61,7 +61,8 @@ def detect(
     path: str, formats: Mapping[str, Identifies], head: Sequence[str | UnicodeDecodeError], whole: Callable[[], str]
 ) -> Detection:
     """The format of the input ``path``: ``head`` is its first lines (a line that is not UTF-8 as its decoding
-    error), ``whole()`` reads all of it as text; see the module docstring for the rules."""
+    error), ``whole()`` reads all of it as text (an InputError where it is not UTF-8); see the module docstring for
+    the rules."""
     lines = [(number, line) for number, line in enumerate(head, 1) if not _blank(line, number)]
     if not lines:
         return Detection()
@@ -93,8 +94,8 @@ def detect(
 def _one_document(path: str, formats: Mapping[str, Identifies], whole: Callable[[], str]) -> Detection:
     try:
         text = whole()
-    except UnicodeDecodeError as exc:
-        return Detection(problem=undecodable(path, exc))
+    except InputError as exc:  # not UTF-8
+        return Detection(problem=exc)
     text = text.removeprefix("\ufeff")
     try:
         value, end = decode(text)
