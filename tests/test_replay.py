@@ -388,3 +388,11 @@ def test_a_bad_byte_an_importer_lets_through_ends_the_input_at_its_line(tmp_path
     path.write_bytes(b'{"type": "forget", "agent": "a"}\n{"type": "forget", "agent": "b\xff"}\n{"type": "forget"}\n')
     assert main(["replay", "--input-format", "events", str(path)]) == 1
     assert capsys.readouterr().err == f"{path}:2: not UTF-8 text: byte 0xff at column 31\n"
+
+
+def test_a_lone_surrogate_in_a_tool_name_prints_as_its_json_escape(tmp_path, capsys):
+    path = events(tmp_path, [call(tool="\ud800x")] * 3)
+    assert main(["replay", path]) == 0
+    assert f"── {path}:3 · agent main · \\ud800x × 3 · repeat-tool-reminder/first\n" in capsys.readouterr().out
+    assert main(["replay", "--format", "jsonl", path]) == 0
+    assert [json.loads(line)["tool"] for line in capsys.readouterr().out.splitlines()] == ["\ud800x"] * 3

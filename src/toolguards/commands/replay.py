@@ -143,9 +143,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
 def _utf8(stream: TextIO) -> TextIO:
     # Reminders are UTF-8 text (中文 among them) and JSON Lines must be split on "\n" alone, whatever the platform.
+    # A lone surrogate (JSON may escape one into a tool name) prints as its JSON escape, \udxxx, never an error.
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is not None:
-        reconfigure(encoding="utf-8", newline="\n")
+        reconfigure(encoding="utf-8", newline="\n", errors="backslashreplace")
     return stream
 
 

@@ -148,7 +148,7 @@ class Spill:
         if self._file is None:
             handle, self._file = tempfile.mkstemp(prefix="toolguards-", suffix=".txt")
             os.close(handle)
-        with open(self._file, "a", encoding="utf-8", newline="") as out:
+        with open(self._file, "a", encoding="utf-8", errors="surrogatepass", newline="") as out:
             out.write("".join(self._parts))
         self._parts, self._size = [], 0
 
@@ -165,7 +165,7 @@ class Spill:
         """Write everything to ``write``, in order, and remove the temporary file."""
         if self._file is not None:
             try:
-                with open(self._file, encoding="utf-8", newline="") as spilled:
+                with open(self._file, encoding="utf-8", errors="surrogatepass", newline="") as spilled:
                     for chunk in iter(partial(spilled.read, 1 << 20), ""):
                         write(chunk)
             finally:
