@@ -112,11 +112,11 @@ def _with_ff(data: bytes) -> bytes:
         # deep nesting: the reader reports the line instead of raising RecursionError, with or without
         # --skip-bad-lines
         ([], (GOOD + _deep_line(990)).encode(), 1,
-         "{path}:2: nested too deeply to read: more than 500 levels at column " f"{len(PREFIX) + 500}\n"),
+         "{path}:2: nested too deeply to read (991 levels) at column " f"{len(PREFIX) + 990}\n"),
         (["--skip-bad-lines"], (GOOD + _deep_line(990)).encode(), 0,
-         "{path}:2: nested too deeply to read: more than 500 levels at column " f"{len(PREFIX) + 500} (skipped)\n"),
+         "{path}:2: nested too deeply to read (991 levels) at column " f"{len(PREFIX) + 990} (skipped)\n"),
         ([], _deep_line(990).encode(), 1,
-         "{path}:1: nested too deeply to read: more than 500 levels at column " f"{len(PREFIX) + 500}\n"),
+         "{path}:1: nested too deeply to read (991 levels) at column " f"{len(PREFIX) + 990}\n"),
         # wrong types are checked before they are looked up
         ([], b'{"type":"session","id":"s"}\n{"type":{}}\n', 1, '{path}:2: an event needs a string "type", not an object\n'),
         ([], b'[{"role":[]}]', 1, "{path}:1: cannot tell the input format; give --input-format\n"),
@@ -161,6 +161,17 @@ def test_an_integer_past_the_int_string_limit_is_read_as_a_double(tmp_path: Path
     # JavaScript reads the number as Infinity, which its JSON.stringify prints as null
     assert "- arguments: {\"n\":null}" in objects[4]["contexts"][0]["text"]
     assert _json.loads('{"n": -' + "1" * 4400 + "}") == {"n": float("-inf")}
+
+
+def test_how_deep_a_line_may_nest_does_not_depend_on_the_process(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    for depth in range(700, 1000, 7):  # around Python 3.11's limit, and below 3.12's
+        (tmp_path / f"{depth}.jsonl").write_text(GOOD + _deep_line(depth), encoding="utf-8")
+    outputs = []
+    for jobs in ("1", "2"):
+        status = main(["replay", "--jobs", jobs, str(tmp_path)])
+        outputs.append((status, capsys.readouterr()))
+    assert outputs[0] == outputs[1]
 
 
 def test_a_line_nested_within_the_bound_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

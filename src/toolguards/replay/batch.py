@@ -8,6 +8,7 @@ crosses back to the caller: keep it small, or spill it to a file (``Spill``).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -28,6 +29,12 @@ SUFFIXES = (".jsonl", ".json")
 
 S = TypeVar("S")
 R = TypeVar("R")
+
+#: The interpreter's recursion headroom every per-file step runs with, here or in a worker. Python's JSON scanner
+#: recurses once per level of nesting, so where the stack above differs (a worker's is not the caller's), a line
+#: nested nearly that deep could be read in one process and refused in another; with the same headroom everywhere
+#: it is refused alike (Python 3.10 and 3.11; later versions bound the scanner by a fixed C limit of their own).
+HEADROOM = 800
 
 
 def expand_inputs(paths: Sequence[str]) -> tuple[list[str], list[InputError]]:
@@ -70,7 +77,7 @@ def run_each(
     With ``progress``, one bar over the files runs on stderr when it is a terminal."""
     if jobs <= 1 or len(paths) <= 1:
         state = setup()
-        yield from _advancing((work(state, path) for path in paths), len(paths), progress)
+        yield from _advancing((_with_headroom(work, state, path) for path in paths), len(paths), progress)
         return
     sys.stdout.flush()  # a forked worker must not inherit unwritten output
     sys.stderr.flush()
@@ -102,7 +109,30 @@ def _in_worker(work: Callable[[Any, str], R], path: str) -> R:
     # the run) instead of killing the worker, which the pool would start again and again.
     if "state" not in _WORKER:
         _WORKER["state"] = _WORKER["setup"]()
-    return work(_WORKER["state"], path)
+    return _with_headroom(work, _WORKER["state"], path)
+
+
+def _with_headroom(work: Callable[[S, str], R], state: S, path: str) -> R:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit - _free() + HEADROOM)
+    try:
+        return work(state, path)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _free() -> int:
+    """How many more nested Python calls fit below the caller, counted by making them."""
+    depth = 0
+
+    def deeper() -> None:
+        nonlocal depth
+        depth += 1
+        deeper()
+
+    with contextlib.suppress(RecursionError):
+        deeper()
+    return depth
 
 
 def _advancing(results: Iterator[R], total: int, progress: bool) -> Iterator[R]:

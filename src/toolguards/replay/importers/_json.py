@@ -4,8 +4,8 @@ Every JSON text an importer reads goes through ``decode`` (a line, an element of
 ``json``'s C scanner where it can answer, and a careful path that words what is wrong where it cannot. The careful
 path also reads what the scanner refuses but JavaScript's ``JSON.parse`` (the reference) reads: an integer of more than
 4,300 digits (Python's int-string limit) becomes the nearest double, as in JavaScript. A value nested too deeply for
-the scanner's recursion (about a thousand levels) is reported as a problem of its line, never a RecursionError; the
-guards themselves take any depth.
+the scanner's recursion (some hundreds of levels, depending on the Python version) is reported as a problem of its
+line, with its depth, never as a RecursionError; the guards themselves take any depth.
 
 A one-document input (a JSON array of messages, or an object with a ``messages`` array) is decoded element by element,
 so each message keeps the 1-based line where it starts in the file.
@@ -22,7 +22,6 @@ from typing import Any, Protocol
 from ..records import InputError
 
 __all__ = [
-    "MAX_DEPTH",
     "DecodeError",
     "Lines",
     "at_column",
@@ -40,10 +39,6 @@ __all__ = [
     "text_of",
     "undecodable",
 ]
-
-#: Nesting the messages name when a value is too deep for the scanner (which fails some way past it).
-MAX_DEPTH = 500
-
 
 class Lines(Protocol):
     """What an importer reads: an iterable of text lines that can also be read whole (a text file, or stdin).
@@ -110,23 +105,25 @@ def decode(text: str, index: int = 0) -> tuple[Any, int]:
 
 
 def _nested(text: str, index: int) -> DecodeError:
-    return DecodeError(f"nested too deeply to read: more than {MAX_DEPTH} levels", _too_deep(text, index))
+    depth, deepest = _deepest(text, index)
+    return DecodeError(f"nested too deeply to read ({depth} levels)", deepest)
 
 
-def _too_deep(text: str, start: int) -> int | None:
-    """Where the value at ``start`` first goes deeper than MAX_DEPTH, found without recursion (None: it does not)."""
-    depth = 0
+def _deepest(text: str, start: int) -> tuple[int, int]:
+    """How deep the value at ``start`` nests, and where it first gets that deep, found without recursion."""
+    depth = most = 0
+    at = start
     for match in _STRUCTURE.finditer(text, start):
         char = text[match.start()]
         if char in "[{":
             depth += 1
-            if depth > MAX_DEPTH:
-                return match.start()
+            if depth > most:
+                most, at = depth, match.start()
         elif char != '"':
             depth -= 1
             if depth <= 0:
-                return None
-    return None
+                break
+    return most, at
 
 
 def at_column(message: str, column: int) -> str:
