@@ -31,9 +31,9 @@ S = TypeVar("S")
 R = TypeVar("R")
 
 #: The interpreter's recursion headroom every per-file step runs with, here or in a worker. Python's JSON scanner
-#: recurses once per level of nesting, so where the stack above differs (a worker's is not the caller's), a line
-#: nested nearly that deep could be read in one process and refused in another; with the same headroom everywhere
-#: it is refused alike (Python 3.10 and 3.11; later versions bound the scanner by a fixed C limit of their own).
+#: recurses once per level of nesting (3.10 and 3.11 count it against the recursion limit), so whatever the stack
+#: above — a worker's is not the caller's, a host may call deep — it can always read the MAX_DEPTH levels the
+#: importers allow (``importers._json``).
 HEADROOM = 800
 
 
