@@ -8,9 +8,9 @@ crosses back to the caller: keep it small, or spill it to a file (``Spill``).
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
+import queue
 import signal
 import sys
 import tempfile
@@ -30,11 +30,6 @@ SUFFIXES = (".jsonl", ".json")
 S = TypeVar("S")
 R = TypeVar("R")
 
-#: The interpreter's recursion headroom every per-file step runs with, here or in a worker. Python's JSON scanner
-#: recurses once per level of nesting (3.10 and 3.11 count it against the recursion limit), so whatever the stack
-#: above — a worker's is not the caller's, a host may call deep — it can always read the MAX_DEPTH levels the
-#: importers allow (``importers._json``).
-HEADROOM = 800
 
 
 def expand_inputs(paths: Sequence[str]) -> tuple[list[str], list[InputError]]:
@@ -77,7 +72,8 @@ def run_each(
     With ``progress``, one bar over the files runs on stderr when it is a terminal."""
     if jobs <= 1 or len(paths) <= 1:
         state = setup()
-        yield from _advancing((_with_headroom(work, state, path) for path in paths), len(paths), progress)
+        with _FreshStack() as fresh:
+            yield from _advancing((fresh.call(work, state, path) for path in paths), len(paths), progress)
         return
     sys.stdout.flush()  # a forked worker must not inherit unwritten output
     sys.stderr.flush()
@@ -94,7 +90,7 @@ def _start_method() -> str | None:
     return "forkserver" if sys.platform.startswith("linux") else None
 
 
-_WORKER: dict[str, Any] = {}  # in a worker process: its "setup", then the "state" it made
+_WORKER: dict[str, Any] = {}  # in a worker process: its "setup", then the "state" it made, and its "fresh" stack
 
 
 def _start_worker(setup: Callable[[], Any]) -> None:
@@ -109,30 +105,47 @@ def _in_worker(work: Callable[[Any, str], R], path: str) -> R:
     # the run) instead of killing the worker, which the pool would start again and again.
     if "state" not in _WORKER:
         _WORKER["state"] = _WORKER["setup"]()
-    return _with_headroom(work, _WORKER["state"], path)
+        _WORKER["fresh"] = _FreshStack()  # ends with the worker process
+    fresh: _FreshStack = _WORKER["fresh"]
+    return fresh.call(work, _WORKER["state"], path)
 
 
-def _with_headroom(work: Callable[[S, str], R], state: S, path: str) -> R:
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit - _free() + HEADROOM)
-    try:
-        return work(state, path)
-    finally:
-        sys.setrecursionlimit(limit)
+class _FreshStack:
+    """Runs each call on a thread of its own, so that every per-file step starts at the bottom of a fresh stack,
+    here or in a worker, whatever is above the caller. Python's JSON scanner recurses once per level of nesting, and
+    its limit counts what is on the stack (3.10 and 3.11: the recursion limit; later versions: C calls), so a line
+    nested nearly that deep would otherwise be read in one process and refused in another."""
 
+    def __init__(self) -> None:
+        self._calls: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._results: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        # A daemon: if the caller is interrupted while a step runs, the process need not wait for the step.
+        self._thread = threading.Thread(target=self._serve, name="toolguards-replay", daemon=True)
+        self._thread.start()
 
-def _free() -> int:
-    """How many more nested Python calls fit below the caller, counted by making them."""
-    depth = 0
+    def call(self, function: Callable[[S, str], R], state: S, path: str) -> R:
+        """``function(state, path)`` on the thread; what it raises is raised here."""
+        self._calls.put((function, (state, path)))
+        done, value = self._results.get()  # interruptible: Ctrl-C reaches the caller here
+        if done:
+            return value  # type: ignore[no-any-return]
+        raise value
 
-    def deeper() -> None:
-        nonlocal depth
-        depth += 1
-        deeper()
+    def _serve(self) -> None:
+        while (job := self._calls.get()) is not None:
+            function, arguments = job
+            try:
+                self._results.put((True, function(*arguments)))
+            except BaseException as exc:  # handed to the caller, which raises it
+                self._results.put((False, exc))
 
-    with contextlib.suppress(RecursionError):
-        deeper()
-    return depth
+    def __enter__(self) -> _FreshStack:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._calls.put(None)
+        if exc_info[0] is None:
+            self._thread.join()
 
 
 def _advancing(results: Iterator[R], total: int, progress: bool) -> Iterator[R]:

@@ -3,11 +3,10 @@
 Every JSON text an importer reads goes through ``decode`` (a line, an element of a document, an argument string):
 ``json``'s C scanner where it can answer, and a careful path that words what is wrong where it cannot. The careful
 path also reads what the scanner refuses but JavaScript's ``JSON.parse`` (the reference) reads: an integer of more than
-4,300 digits (Python's int-string limit) becomes the nearest double, as in JavaScript. A value nested deeper than
-``MAX_DEPTH`` levels is a problem of its line, on every Python version alike, never a RecursionError: the scanner
-recurses once per level and stops some way past that bound (3.10 and 3.11 at the recursion limit, which
-``batch.HEADROOM`` keeps the same in every process; later versions at a C limit of their own). The guards themselves
-take any depth.
+4,300 digits (Python's int-string limit) becomes the nearest double, as in JavaScript. A value nested too deeply for
+the scanner, which recurses once per level (about 980 levels on Python 3.10 and 3.11, 1,490 on 3.12, more on 3.13),
+is a problem of its line with its depth, never a RecursionError; ``batch.run_each`` reads every input from a fresh
+stack, so the limit is the same in every process of a run. The guards themselves take any depth.
 
 A one-document input (a JSON array of messages, or an object with a ``messages`` array) is decoded element by element,
 so each message keeps the 1-based line where it starts in the file.
@@ -24,7 +23,6 @@ from typing import Any, Protocol
 from ..records import InputError
 
 __all__ = [
-    "MAX_DEPTH",
     "DecodeError",
     "Lines",
     "at_column",
@@ -77,10 +75,6 @@ _WHITESPACE = " \t\n\r"
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
 
 
-#: How deep a JSON value may nest.
-MAX_DEPTH = 700
-
-
 class DecodeError(ValueError):
     """A JSON text we cannot read: ``message`` ready to print, ``index`` where the problem is (None: the whole text)."""
 
@@ -90,47 +84,43 @@ class DecodeError(ValueError):
         self.index = index
 
 
-def decode(text: str, index: int = 0, *, bounded: bool = False) -> tuple[Any, int]:
+def decode(text: str, index: int = 0) -> tuple[Any, int]:
     """The JSON value that starts at ``index`` (after any whitespace) and the index where it ends; a DecodeError
-    says what is wrong and where. ``bounded``: the caller knows the text holds at most MAX_DEPTH brackets."""
+    says what is wrong and where."""
     while index < len(text) and text[index] in _WHITESPACE:
         index += 1
-    if not bounded:
-        deepest = _too_deep(text, index)
-        if deepest is not None:
-            raise DecodeError(f"nested deeper than {MAX_DEPTH} levels", deepest)
     try:
         return _DECODER.raw_decode(text, index)
     except json.JSONDecodeError as exc:
         raise DecodeError(f"not JSON: {exc.msg}", exc.pos) from None
-    except RecursionError:  # within the bound, but called from a stack with less headroom than batch gives
-        raise DecodeError("nested too deeply for the interpreter's stack here", index) from None
+    except RecursionError:
+        raise _nested(text, index) from None
     except ValueError:
         pass  # an integer past the int-string limit, or a NaN: the wide decoder tells which
     try:
         return _WIDE_DECODER.raw_decode(text, index)
     except RecursionError:
-        raise DecodeError("nested too deeply for the interpreter's stack here", index) from None
+        raise _nested(text, index) from None
     except ValueError as exc:  # a NaN or an Infinity
         raise DecodeError(f"not JSON: {exc}", None) from None
 
 
-def _too_deep(text: str, start: int) -> int | None:
-    """Where the value at ``start`` first goes deeper than MAX_DEPTH (None: it does not), found without recursion."""
-    if len(text) - start <= 2 * MAX_DEPTH or text.count("[", start) + text.count("{", start) <= MAX_DEPTH:
-        return None  # too short, or too few brackets, to nest that deep: the usual case, decided in C
-    depth = 0
+def _nested(text: str, start: int) -> DecodeError:
+    """The problem of a value too deep for the scanner: how deep it nests and where it first gets that deep, found
+    without recursion."""
+    depth = most = 0
+    deepest = start
     for match in _STRUCTURE.finditer(text, start):
         char = text[match.start()]
         if char in "[{":
             depth += 1
-            if depth > MAX_DEPTH:
-                return match.start()
+            if depth > most:
+                most, deepest = depth, match.start()
         elif char != '"':
             depth -= 1
             if depth <= 0:
-                return None
-    return None
+                break
+    return DecodeError(f"nested too deeply to read ({most} levels)", deepest)
 
 
 def at_column(message: str, column: int) -> str:
@@ -148,9 +138,7 @@ def loads(text: str) -> Any:
     except Exception:  # StopIteration, JSONDecodeError, a NaN, a huge integer, RecursionError: decode() decides
         pass
     else:
-        if (end == len(text) or not text[end:].strip(_WHITESPACE)) and (
-            end <= 2 * MAX_DEPTH or _too_deep(text, 0) is None
-        ):
+        if end == len(text) or not text[end:].strip(_WHITESPACE):
             return value
     text = text.rstrip("\r\n")  # a column past the end of the line, not on the next one
     try:
@@ -202,9 +190,7 @@ def json_lines(path: str, lines: Iterable[str], start: int = 0) -> Iterator[tupl
                 except Exception:  # a blank line, a byte-order mark, or anything loads() must word
                     pass
                 else:
-                    if (end == len(raw) or not raw[end:].strip(_WHITESPACE)) and (
-                        end <= 2 * MAX_DEPTH or _too_deep(raw, 0) is None
-                    ):
+                    if end == len(raw) or not raw[end:].strip(_WHITESPACE):
                         yield number, value
                         continue
                 text = raw.removeprefix("\ufeff") if number == 1 else raw  # a byte-order mark some editors write
@@ -292,8 +278,6 @@ class _Document:
         self.index = 0
         self._counted = 0
         self._line = 1
-        # Few brackets in all: no element can nest too deeply, and none needs the check.
-        self._bounded = text.count("[") + text.count("{") <= MAX_DEPTH
 
     def line_at(self, index: int) -> int:
         if index < self._counted:  # only error paths look back; count afresh
@@ -318,7 +302,7 @@ class _Document:
 
     def value(self) -> Any:
         try:
-            value, self.index = decode(self.text, self.index, bounded=self._bounded)
+            value, self.index = decode(self.text, self.index)
         except DecodeError as exc:
             raise _Syntax(self.index if exc.index is None else exc.index, exc.message) from None
         return value
