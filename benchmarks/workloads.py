@@ -1,4 +1,5 @@
-"""The inputs of bench_guard.py: tool-call arguments of five shapes, and a large events file for ``toolguards replay``.
+"""The inputs of the benchmarks: tool-call arguments of five shapes, a large events file for ``toolguards replay``
+(bench_guard.py), and a folder of sessions in two formats (bench_replay.py).
 
 Everything is generated from a fixed seed, so two runs measure the same work.
 """
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SHAPES", "write_events"]
+__all__ = ["SHAPES", "write_events", "write_sessions"]
 
 _CODE_LINE = "    total = round(price * rate, 2)  # keep the rounding explicit\n"
 
@@ -119,3 +120,38 @@ def write_events(path: Path, lines: int, seed: int = 7) -> None:
                          "callId": f"call_{written:07d}", "result": result}
                 out.write(json.dumps(event) + "\n")
                 written += 1
+
+
+def _claude_code_lines(rnd: random.Random, session: str, calls: int) -> list[str]:
+    """A Claude Code transcript: one assistant line per tool_use block, one user line per tool_result, now and then
+    a user prompt, and the 2.1 entry types replay passes over."""
+    lines = [json.dumps({"type": "permission-mode", "permissionMode": "default", "sessionId": session})]
+    for number in range(calls):
+        if rnd.random() < 0.05:
+            prompt = {"role": "user", "content": "now run the tests again"}
+            lines.append(json.dumps({"type": "user", "sessionId": session, "uuid": f"p{number}", "message": prompt}))
+        tool, arguments, result = _call(rnd)
+        call_id = f"toolu_{number:06d}"
+        use = {"type": "tool_use", "id": call_id, "name": tool, "input": arguments}
+        message = {"id": f"msg_{number:06d}", "role": "assistant", "content": [use]}
+        lines.append(json.dumps({"type": "assistant", "sessionId": session, "uuid": f"a{number}", "message": message}))
+        answer = {"type": "tool_result", "tool_use_id": call_id, "content": result}
+        message = {"role": "user", "content": [answer]}
+        lines.append(json.dumps({"type": "user", "sessionId": session, "uuid": f"r{number}", "message": message}))
+    lines.append(json.dumps({"type": "last-prompt", "lastPrompt": "now run the tests again", "sessionId": session}))
+    return lines
+
+
+def write_sessions(folder: Path, sessions: int, calls: int, seed: int = 11) -> None:
+    """``sessions`` session files of about ``calls`` tool calls each under ``folder``, one project folder per ten:
+    half Claude Code transcripts, half events files, as a folder run meets them."""
+    rnd = random.Random(seed)
+    for number in range(sessions):
+        project = folder / f"project-{number // 10:02d}"
+        project.mkdir(parents=True, exist_ok=True)
+        if number % 2:
+            session = f"{number:08d}-0000-4000-8000-000000000000"
+            text = "\n".join(_claude_code_lines(rnd, session, calls)) + "\n"
+            (project / f"{session}.jsonl").write_text(text, encoding="utf-8")
+        else:
+            write_events(project / f"session-{number:03d}.jsonl", calls, seed=rnd.randrange(1 << 30))

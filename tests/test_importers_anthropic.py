@@ -114,19 +114,25 @@ def test_a_request_body_with_a_system_prompt_and_tools():
 def test_bad_messages_come_in_their_place_and_reading_carries_on():
     lines = [
         json.dumps({"role": "assistant", "content": [use("a", "t", {})]}),
-        json.dumps({"role": "assistant", "content": [{"type": "tool_use", "id": "x", "input": {}}]}),
+        json.dumps({"role": "assistant", "content": [{"type": "tool_use", "id": "x", "input": {}}, use("y", "u", {})]}),
         json.dumps({"role": "user", "content": [{"type": "tool_result", "content": "?"}]}),
         json.dumps({"role": "user", "content": 5}),
         "5",
+        json.dumps({"role": "critic", "content": "no"}),
+        json.dumps({"role": ["user"], "content": "hi"}),
+        json.dumps({"role": "system", "content": "be brief"}),
         json.dumps({"role": "user", "content": [answer("a", "late")]}),
     ]
     items = read("\n".join(lines), "messages.jsonl")
     assert [str(item) if isinstance(item, InputError) else item for item in items] == [
         call(1, "t", {}, "a"),
-        'messages.jsonl:2: a tool_use block needs a string "name"',
-        'messages.jsonl:3: a tool_result block needs a string "tool_use_id"',
-        'messages.jsonl:4: the "content" of a message must be a string or a list of blocks, not a number',
+        Record("skipped", 2, text='a tool_use block needs a string "name"'),
+        call(2, "u", {}, "y"),
+        Record("skipped", 3, text='a tool_result block needs a string "tool_use_id"'),
+        Record("skipped", 4, text='the "content" of a message must be a string or a list of blocks, not a number'),
         "messages.jsonl:5: expected a message object, not a number",
+        Record("skipped", 6, text='role "critic"'),
+        'messages.jsonl:7: a message needs a string "role"',
     ]
 
 

@@ -265,12 +265,31 @@ def test_bad_lines_come_in_their_place_and_reading_carries_on():
     assert [str(item) if isinstance(item, InputError) else item for item in items] == [
         Record("post-execute", 1, agent="s1", tool="Read", arguments={}, call_id="a", result="r"),
         "s1.jsonl:2: not JSON: Expecting value at column 29",
-        's1.jsonl:3: an assistant entry needs an object "message"',
-        's1.jsonl:4: a tool_use block needs a string "name"',
-        's1.jsonl:5: a tool_result block needs a string "tool_use_id"',
+        Record("skipped", 3, text='an assistant entry needs an object "message"'),
+        Record("skipped", 4, text='a tool_use block needs a string "name"'),
+        Record("skipped", 5, text='a tool_result block needs a string "tool_use_id"'),
         "s1.jsonl:6: expected a JSON object, not a string",
         Record("post-execute", 8, agent="s1", tool="Read", arguments={}, call_id="c"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"type": "permission-mode", "permissionMode": "default", "sessionId": "s1"}, []),
+        ({"type": "attachment", "attachment": {"type": "hook_additional_context"}, "sessionId": "s1"}, []),
+        ({"type": "last-prompt", "lastPrompt": "fix it", "sessionId": "s1"}, []),
+        ({"type": "progress", "data": {"type": "bash_progress"}, "sessionId": "s1"}, []),
+        ({"type": "made-up-in-2.9", "sessionId": "s1"}, [Record("skipped", 1, text="made-up-in-2.9")]),
+        ({"type": ["user"], "sessionId": "s1"}, ['s1.jsonl:1: an entry needs a string "type", not an array']),
+        ({"sessionId": "s1"}, ['s1.jsonl:1: an entry needs a string "type"']),
+        ({"type": "assistant", "sessionId": "s1", "message": {"id": [], "content": use("a", "Read", {})}},
+         [Record("post-execute", 1, agent="s1", tool="Read", arguments={}, call_id="a")]),
+    ],
+)
+def test_entry_types_it_does_not_know_never_break_reading(entry, expected):
+    items = read(json.dumps(entry))
+    assert [str(item) if isinstance(item, InputError) else item for item in items] == expected
 
 
 def test_a_transcript_with_no_tool_calls():

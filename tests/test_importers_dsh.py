@@ -32,6 +32,8 @@ def summary(item: Record | InputError) -> tuple[object, ...]:
     """The fields a test compares, with long texts cut to their start."""
     if isinstance(item, InputError):
         return ("error", item.line, item.message)
+    if item.kind == "skipped":
+        return (item.kind, item.line, item.text)
     if item.kind == "recorded-reminder":
         return (item.kind, item.line, item.agent, item.text[:84], item.source.get("plugin"), item.source.get("summary"))
     if item.kind == "pre-step":
@@ -204,11 +206,47 @@ def test_bad_lines_come_in_their_place_and_reading_carries_on():
         ("post-execute", 2, "s1", "t", {}, "a", False, "ok", None),
         ("error", 3, "not JSON: Expecting value at column 31"),
         ("error", 4, "expected a JSON object, not an array"),
-        ("error", 5, 'a tool/call event needs a string "data.name"'),
-        ("error", 6, 'a tool/call event needs an object "data"'),
+        ("skipped", 5, 'a tool/call event needs a string "data.name"'),
+        ("skipped", 6, 'a tool/call event needs an object "data"'),
         ("post-execute", 8, "s1", "u", {}, "c", False, None, None),
-        ("error", 9, 'a tool/result event needs a list "data.message.content"'),
+        ("skipped", 9, NO_RESULT),
     ]
+
+
+NO_RESULT = 'a tool/result event needs "data.callId" and a list "data.content", or a list "data.message.content"'
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # issue 12: a type that is not a string is checked before it is looked up
+        ('{"type": {}}', ("error", 2, 'an event needs a string "type", not an object')),
+        ('{"type": []}', ("error", 2, 'an event needs a string "type", not an array')),
+        ('{"data": {}}', ("error", 2, 'an event needs a string "type"')),
+        ('{"type": "memory/compacted", "data": {}}', ("skipped", 2, "memory/compacted")),
+        ('{"type": "step/start", "data": {}}', None),
+        ('{"type": "tool/call", "data": {"name": "t", "callId": 5}}',
+         ("skipped", 2, '"data.callId" of a tool/call event must be a string, not a number')),
+        ('{"type": "tool/result", "data": {"callId": "a", "content": "ok"}}', ("skipped", 2, NO_RESULT)),
+    ],
+)
+def test_what_is_not_a_dsh_event_and_what_is_not_read(line, expected):
+    items = [summary(item) for item in read('{"type": "session", "id": "s"}', line)]
+    assert items == ([] if expected is None else [expected])
+
+
+def test_the_newer_tool_result_shape_reads_like_the_older_one():
+    newer = [
+        event("tool/result", callId="a", content=[{"type": "text", "text": "one"}], isError=False),
+        event("tool/result", callId="b", content=[{"type": "text", "text": "two"}], isError=True),
+    ]
+    older = [result("a", "one"), result("b", "two", is_error=True)]
+    for results in (newer, older):
+        items = read('{"type": "session", "id": "s1"}', call("a", "read", "{}"), call("b", "read", "{}"), *results)
+        assert items == [
+            Record("post-execute", 2, agent="s1", tool="read", arguments={}, call_id="a", result="one"),
+            Record("post-execute", 3, agent="s1", tool="read", arguments={}, call_id="b", error="two"),
+        ]
 
 
 def test_without_a_session_line_the_file_name_labels_the_agent():

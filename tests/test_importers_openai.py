@@ -33,6 +33,8 @@ def update(*flights: str) -> dict[str, object]:
 def summary(item: Record | InputError) -> tuple[object, ...]:
     if isinstance(item, InputError):
         return ("error", item.line, item.message)
+    if item.kind == "skipped":
+        return (item.kind, item.line, item.text)
     assert item.agent == "main" and not item.denied
     if item.kind == "pre-step":
         assert item.user_prompt
@@ -151,6 +153,8 @@ def test_bad_messages_come_in_their_place_and_reading_carries_on():
         json.dumps({"role": "tool", "content": "?"}),
         json.dumps({"role": "assistant", "tool_calls": [{"id": "x", "function": {"arguments": "{}"}}]}),
         json.dumps({"role": "assistant", "tool_calls": {"id": "x"}}),
+        json.dumps({"role": "critic", "content": "no"}),
+        json.dumps({"role": [], "content": "no"}),
         json.dumps({"role": "user", "content": "again"}),
     ]
     assert [summary(item) for item in read("\n".join(lines), "chat.jsonl")] == [
@@ -158,10 +162,22 @@ def test_bad_messages_come_in_their_place_and_reading_carries_on():
         ("error", 2, "not JSON: Expecting ',' delimiter at column 54"),
         ("error", 4, "expected a message object, not an array"),
         ("error", 5, 'a message needs a string "role"'),
-        ("error", 6, 'a tool message needs a string "tool_call_id"'),
-        ("error", 7, 'tool_calls[0] needs a string "function.name"'),
-        ("error", 8, '"tool_calls" must be a list, not an object'),
-        ("pre-step", 9),
+        ("skipped", 6, 'a tool message needs a string "tool_call_id"'),
+        ("skipped", 7, 'a tool_calls entry needs a string "function.name"'),
+        ("skipped", 8, '"tool_calls" must be a list, not an object'),
+        ("skipped", 9, 'role "critic"'),
+        ("error", 10, 'a message needs a string "role"'),
+        ("pre-step", 11),
+    ]
+
+
+def test_a_bad_entry_among_the_calls_of_a_message_leaves_the_others_read():
+    message = assistant(("a", "t", "{}"), ("b", "u", "{}"))
+    message["tool_calls"].insert(1, {"id": "x", "function": {"name": 7}})
+    assert [summary(item) for item in read(json.dumps(message) + "\n")] == [
+        (1, "t", {}, "a", None),
+        ("skipped", 1, 'a tool_calls entry needs a string "function.name"'),
+        (1, "u", {}, "b", None),
     ]
 
 

@@ -1,29 +1,39 @@
-"""``toolguards replay INPUT ...``: run recorded agent sessions through the guards and show what would fire.
+"""``toolguards replay PATH ...``: run recorded agent sessions through the guards and show what would fire.
 
-Exit codes: 0 done (and, with --check, the log agrees); 1 a malformed input line, an unreadable input, a config
-problem, or a --check disagreement; 2 a usage error (including an input whose format cannot be told: give
---input-format).
+Each file is its own session; a folder stands for every ``*.jsonl`` and ``*.json`` file under it. An input that cannot
+be read — missing, not a format replay knows, a malformed line (without --skip-bad-lines), a record its importer does
+not read (with --strict) — is reported as ``path:line: message`` on stderr and the run goes on with the next.
+
+Exit codes: 0 every input replayed (and, with --check, every log agrees); 1 an input could not be read, a config
+problem, or a --check disagreement; 2 a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import TextIO
 
 from ..diagnostics import ConfigError
 from ..engine import Engine
 from ..loader import load
-from ..replay.importers import FORMATS, detect_format, read_records
-from ..replay.records import InputError, Record
+from ..replay.batch import Spill, cores, expand_inputs, run_each
+from ..replay.importers import FORMATS
+from ..replay.records import ImportOptions, InputError, Record
 from ..replay.report import Check, compare_text, jsonl_line, reminder_text, summary_text, totals_line
 from ..replay.runner import Outcome, Skipped, replay
-from ..replay.source import Source
+from ..replay.session import Input, Reading, reset
 from ..replay.stats import Totals
 from ..resources import default_guard_file
 
 HELP = "replay recorded agent sessions through the guards and show which reminders would fire"
+EPILOG = (
+    "exit codes: 0 every input replayed (with --check: and every log agrees); 1 an input could not be read, a config "
+    "problem, or a --check disagreement; 2 a usage error"
+)
 
 
 class UsageError(Exception):
@@ -32,130 +42,249 @@ class UsageError(Exception):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register replay's arguments."""
+    parser.epilog = EPILOG
     add = parser.add_argument
-    add("inputs", nargs="+", metavar="INPUT", help="session files (- for stdin); each is its own session")
+    add("inputs", nargs="+", metavar="PATH",
+        help="session files, or folders of them (every *.jsonl and *.json under it); - for stdin; each file is its "
+             "own session")
     add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
     add("--locale", metavar="LOC", help="reminder locale (default: the guard file's, else en)")
     add("--input-format", choices=("auto", *FORMATS), default="auto", help="format of the inputs (default: detected)")
     add("--format", choices=("text", "jsonl"), default="text",
         help="text: each reminder as the model reads it, then a summary; jsonl: one object per tool call")
-    add("--summary", action="store_true", help="per tool: runs of identical calls, reminders per threshold, advice")
+    add("--summary", action="store_true",
+        help="per tool: runs of identical calls, reminders per threshold, advice; and the records not read, by type")
     add("--compare", metavar="OTHER", help="replay under a second guard file too and show where the two differ")
     add("--check", action="store_true",
         help="dsh logs: compare the reminders produced with those recorded under the same guard ids (exit 1 if not)")
     add("--skip-bad-lines", action="store_true", help="skip malformed input lines (counted) instead of stopping")
+    add("--strict", action="store_true",
+        help="a record of a known format that its importer does not read is an error, not a count in the summary")
+    add("--count-polls", action="store_true",
+        help="Codex: count write_stdin polls of a running command, which the live hook never sees")
+    add("--jobs", type=_positive, metavar="N",
+        help="replay files in N processes (default: the number of cores, at most the number of files); the output "
+             "is the same as with --jobs 1")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """Everything a worker needs to replay a file (picklable)."""
+
+    config: str | None
+    compare: str | None
+    locale: str | None
+    reading: Reading
+    jsonl: bool
+    check: bool
+    summary: bool
+
+    def engines(self) -> list[Engine]:
+        engines = [load(self.config or default_guard_file(), locale=self.locale)]
+        if self.compare:
+            engines.append(load(self.compare, locale=self.locale))
+        return engines
 
 
 def run(args: argparse.Namespace) -> int:
     """Replay every input; see the module docstring for exit codes."""
     out = _utf8(sys.stdout)
     try:
-        return _Replay(args, out).run()
+        return _run(args, out)
     except UsageError as exc:
         print(f"toolguards replay: {exc}", file=sys.stderr)
         return 2
-    except (ConfigError, InputError) as exc:
+    except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1
 
 
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.check and args.compare:
+        raise UsageError("--check and --compare do not go together")
+    if args.check and args.format == "jsonl":
+        raise UsageError("--check prints its own report; leave out --format jsonl")
+    reading = Reading(args.input_format, ImportOptions(count_polls=args.count_polls), args.strict, args.skip_bad_lines)
+    settings = _Settings(args.config, args.compare, args.locale, reading, args.format == "jsonl", args.check,
+                         args.summary)
+    engines = settings.engines()  # a bad config fails before any input is opened
+    paths, problems = expand_inputs(args.inputs)
+    totals = Totals(runs=args.summary)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+        totals.failed += 1
+    jobs = 1 if "-" in paths else min(args.jobs or cores(), max(len(paths), 1))
+    setup = partial(_direct, settings, engines, len(paths) == 1) if jobs == 1 else partial(_Worker, settings, False)
+    status = 1 if problems else 0
+    compared = _Compared()
+    for result in run_each(_replay_file, setup, paths, jobs, progress=len(paths) > 1):
+        if result.out is not None:
+            result.out.copy_to(out.write)
+        if result.err is not None:
+            out.flush()
+            result.err.copy_to(sys.stderr.write)
+        totals.merge(result.totals)
+        compared.other += result.other_reminders
+        compared.differ += result.differ
+        status = status or result.status
+    _finish(args, out, totals, compared, _first_threshold(engines[0]))
+    return status
+
+
 def _utf8(stream: TextIO) -> TextIO:
     # Reminders are UTF-8 text (中文 among them) and JSON Lines must be split on "\n" alone, whatever the platform.
+    # A lone surrogate (JSON may escape one into a tool name) prints as its JSON escape, \udxxx, never an error.
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is not None:
-        reconfigure(encoding="utf-8", newline="\n")
+        reconfigure(encoding="utf-8", newline="\n", errors="backslashreplace")
     return stream
 
 
 @dataclass
-class _Replay:
-    args: argparse.Namespace
-    out: TextIO
-    totals: Totals = field(default_factory=Totals)
+class _Compared:
+    other: int = 0
     differ: int = 0
-    other_reminders: int = 0
+
+
+@dataclass
+class _Result:
+    """What replaying one file gave: its output (None: written already), its totals, and 1 if it failed."""
+
+    out: Spill | None
+    err: Spill | None
+    totals: Totals
     status: int = 0
+    other_reminders: int = 0
+    differ: int = 0
 
-    def engines(self) -> list[Engine]:
-        """Fresh engines for one input (each input is its own session)."""
-        engines = [load(self.args.config or default_guard_file(), locale=self.args.locale)]
-        if self.args.compare:
-            engines.append(load(self.args.compare, locale=self.args.locale))
-        return engines
 
-    def run(self) -> int:
-        args = self.args
-        self.totals.runs = bool(args.summary)
-        if args.check and args.compare:
-            raise UsageError("--check and --compare do not go together")
-        if args.check and args.format == "jsonl":
-            raise UsageError("--check prints its own report; leave out --format jsonl")
-        engines = self.engines()  # a bad config fails before any input is opened
-        for number, path in enumerate(args.inputs):
-            self.replay_input(path, engines if number == 0 else self.engines())
-        self.finish(_first_threshold(engines[0]))
-        return self.status
+class _Worker:
+    """One process's engines, loaded once and reset between files, and where its output goes."""
 
-    def replay_input(self, path: str, engines: list[Engine]) -> None:
+    def __init__(self, settings: _Settings, direct: bool, engines: list[Engine] | None = None) -> None:
+        self.settings = settings
+        #: output goes straight to stdout and stderr (one process), not into the result
+        self.direct = direct
+        #: a bar over the bytes of the one input (a run of several has one bar over its files)
+        self.bytes_bar = False
+        self.engines = engines if engines is not None else settings.engines()
+
+
+class _FileReplay:
+    """Replays one file into its result: output straight to stdout and stderr (one process) or into the result's
+    spills (a worker)."""
+
+    def __init__(self, worker: _Worker, result: _Result) -> None:
+        self.worker = worker
+        self.result = result
+        self.check: Check | None = None
+        self.write: Callable[[str], object] = sys.stdout.write if result.out is None else result.out.write
+
+    def problem(self, text: str) -> None:
+        if self.result.err is None:
+            sys.stdout.flush()  # what was printed before the problem comes before it on a terminal
+            sys.stderr.write(text)
+        else:
+            self.result.err.write(text)
+
+    def replay(self, path: str) -> None:
+        settings, engines, totals = self.worker.settings, self.worker.engines, self.result.totals
         try:
-            source = Source(path)
-        except OSError as exc:
-            raise InputError(path, 1, f"cannot read the input: {exc.strerror or exc}") from None
+            opened = Input(path, settings.reading, progress=self.worker.bytes_bar)
+        except InputError as exc:
+            self.fail(exc)
+            return
         try:
-            fmt = self.args.input_format
-            if fmt == "auto":
-                fmt = detect_format(source.display, source.head)
-            if fmt is None:
-                raise UsageError(f"{source.display}: cannot tell the input format; give --input-format")
-            if self.args.check and fmt != "dsh":
-                raise UsageError(f"{source.display}: --check needs a dsh session log, not {fmt}")
-            check = Check([guard.id for guard in engines[0].guards]) if self.args.check else None
-            records = read_records(fmt, source.display, source)
-            for item in replay(records, engines, skip_bad_lines=self.args.skip_bad_lines):
-                self.show(source.display, item, check)
-            self.totals.end_session()
+            with opened:
+                if settings.check:
+                    if opened.format not in ("dsh", None):
+                        raise InputError(opened.display, 1, f"--check needs a dsh session log, not {opened.format}")
+                    self.check = Check([guard.id for guard in engines[0].guards])
+                try:
+                    self.show(opened, engines)
+                except UnicodeDecodeError as exc:  # a line not UTF-8, let through by an importer that iterates
+                    raise opened.source.bad_line(exc) from None
+            if self.check is not None:
+                agree, report = self.check.report(opened.display)
+                self.write(report)
+                self.result.status = 0 if agree else 1
+        except InputError as exc:
+            self.fail(exc)
         finally:
-            source.close()
-        if check is not None:
-            agree, report = check.report(source.display)
-            self.out.write(report)
-            self.status = self.status or (0 if agree else 1)
+            totals.end_session()
+            reset(engines, totals.agents)
 
-    def show(self, display: str, item: Outcome | Record | Skipped, check: Check | None) -> None:
-        if isinstance(item, Outcome):  # by far the commonest: test it first
-            self.totals.add(item)
-            if check is not None:
-                check.outcome(item)
-            elif self.args.format == "jsonl":
-                self.out.write(jsonl_line(item, compare=bool(self.args.compare)) + "\n")
-            elif self.args.compare:
-                self.other_reminders += len(item.decisions[1].additional_contexts)
-                text = compare_text(display, item, ["A", "B"])
-                if text:
-                    self.differ += 1
-                    self.out.write(text + "\n")
-            elif item.contexts:
-                self.out.write(reminder_text(display, item) + "\n")
-        elif isinstance(item, Skipped):
-            self.totals.skipped += 1
-            print(f"{item.error} (skipped)", file=sys.stderr)
-        elif check is not None:
-            check.recorded_reminder(item)
+    def fail(self, error: InputError) -> None:
+        self.result.totals.failed += 1
+        self.result.status = 1
+        self.problem(f"{error}\n")
 
-    def finish(self, first_threshold: int) -> None:
-        args = self.args
-        # With jsonl or --check, stdout belongs to the machine-readable output: the summary goes to stderr.
-        sink = sys.stderr if args.format == "jsonl" or args.check else self.out
-        if args.summary:
-            sink.write(summary_text(self.totals, first_threshold))
-        elif args.format == "text" and not args.check:
-            sink.write(totals_line(self.totals) + "\n")
-        if args.compare and args.format == "text":
-            name = args.config or default_guard_file().name
-            self.out.write(
-                f"compare: A ({name}) fired {self.totals.reminder_count()} reminders, B ({args.compare}) fired "
-                f"{self.other_reminders}; they differ at {self.differ} of {self.totals.calls} tool calls\n"
-            )
+    def show(self, opened: Input, engines: list[Engine]) -> None:
+        settings, totals, display, check = self.worker.settings, self.result.totals, opened.display, self.check
+        jsonl, compare, write = settings.jsonl, bool(settings.compare), self.write
+        for item in replay(opened.records(), engines, skip_bad_lines=settings.reading.skip_bad_lines):
+            if type(item) is Outcome:  # by far the commonest: test it first
+                totals.add(item)
+                if check is not None:
+                    check.outcome(item)
+                elif jsonl:
+                    write(jsonl_line(item, compare=True) if compare else jsonl_line(item))
+                elif compare:
+                    self.result.other_reminders += len(item.decisions[1].additional_contexts)
+                    text = compare_text(display, item, ["A", "B"])
+                    if text:
+                        self.result.differ += 1
+                        write(text + "\n")
+                elif item.contexts:
+                    write(reminder_text(display, item) + "\n")
+            elif isinstance(item, Skipped):
+                totals.skipped += 1
+                self.problem(f"{item.error} (skipped)\n")
+            elif isinstance(item, Record) and item.kind == "skipped":
+                totals.not_read(opened.format or "?", item.text, display, item.line)
+            elif check is not None and isinstance(item, Record):
+                check.recorded_reminder(item)
+
+
+def _direct(settings: _Settings, engines: list[Engine], one_input: bool) -> _Worker:
+    worker = _Worker(settings, True, engines)
+    worker.bytes_bar = one_input
+    return worker
+
+
+def _replay_file(worker: _Worker, path: str) -> _Result:
+    """Replay one file (in a worker process, or here with --jobs 1, writing straight to stdout)."""
+    settings = worker.settings
+    spill = None if worker.direct else Spill
+    result = _Result(spill() if spill else None, spill() if spill else None, Totals(runs=settings.summary))
+    _FileReplay(worker, result).replay(path)
+    return result
+
+
+def _finish(args: argparse.Namespace, out: TextIO, totals: Totals, compared: _Compared, first_threshold: int) -> None:
+    # With jsonl or --check, stdout belongs to the machine-readable output: the summary goes to stderr.
+    sink = sys.stderr if args.format == "jsonl" or args.check else out
+    out.flush()
+    if args.summary:
+        sink.write(summary_text(totals, first_threshold))
+    elif args.format == "text" and not args.check:
+        sink.write(totals_line(totals) + "\n")
+    if args.compare and args.format == "text":
+        name = args.config or default_guard_file().name
+        out.write(
+            f"compare: A ({name}) fired {totals.reminder_count()} reminders, B ({args.compare}) fired "
+            f"{compared.other}; they differ at {compared.differ} of {totals.calls} tool calls\n"
+        )
 
 
 def _first_threshold(engine: Engine) -> int:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-__all__ = ["DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record"]
+__all__ = ["DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record", "post_execute"]
 
 RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder", "skipped"]
 
@@ -42,6 +42,20 @@ class Record(NamedTuple):
     error: str | None = None
     text: str = ""
     source: Mapping[str, Any] = MappingProxyType({})
+
+
+_NO_SOURCE: Mapping[str, Any] = Record._field_defaults["source"]
+_new = tuple.__new__
+
+
+def post_execute(  # noqa: PLR0917 - the record's own fields, in its order
+    line: int, agent: str | None, tool: str, arguments: Any, denied: bool, call_id: str | None, result: Any,
+    error: str | None,
+) -> Record:
+    """``Record("post-execute", line, agent=..., ...)`` built from its fields in order: the commonest record, made
+    once per call, at a third of the cost of the keyword call."""
+    return _new(Record, ("post-execute", line, agent, tool, arguments, denied, call_id, False, result, error, "",
+                         _NO_SOURCE))
 
 
 @dataclass(frozen=True)

@@ -42,23 +42,25 @@ _encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # json.dumps
 
 
 def jsonl_line(outcome: Outcome, *, compare: bool = False) -> str:
-    """The pinned JSON Lines object of one call (``other`` holds the second guard file's contexts with --compare)."""
-    record = outcome.record
+    """The pinned JSON Lines object of one call, with its line break (``other`` holds the second guard file's
+    contexts with --compare)."""
+    record, contexts = outcome.record, outcome.decisions[0].additional_contexts
     agent, tool = record.agent, record.tool
-    plain = type(record.line) is int and type(tool) is str and (agent is None or type(agent) is str)
-    if plain and not compare and not outcome.contexts:
+    if not contexts and not compare and type(tool) is str and type(record.line) is int:
         # Most calls draw no reminder: the same text json.dumps prints, at a fraction of its cost.
-        shown = "null" if agent is None else _quote(agent)
-        return f'{{"line": {record.line}, "agent": {shown}, "tool": {_quote(tool)}, "contexts": []}}'
+        if agent is None:
+            return f'{{"line": {record.line}, "agent": null, "tool": {_quote(tool)}, "contexts": []}}\n'
+        if type(agent) is str:
+            return f'{{"line": {record.line}, "agent": {_quote(agent)}, "tool": {_quote(tool)}, "contexts": []}}\n'
     data: dict[str, Any] = {
         "line": record.line,
         "agent": record.agent,
         "tool": record.tool,
-        "contexts": [entry.to_json() for entry in outcome.contexts],
+        "contexts": [entry.to_json() for entry in contexts],
     }
     if compare:
         data["other"] = [entry.to_json() for entry in outcome.decisions[1].additional_contexts]
-    return _encode(data)
+    return _encode(data) + "\n"
 
 
 def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | None:
@@ -76,8 +78,8 @@ def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | Non
     return "\n".join(lines) + "\n"
 
 
-def totals_line(totals: Totals) -> str:
-    """One line: sessions, calls, agents, reminders (and skipped lines, if any)."""
+def totals_line(totals: Totals, *, hint: bool = True) -> str:
+    """One line: sessions, calls, agents, reminders (and records not read, skipped lines and failed inputs, if any)."""
     sessions = f"{totals.sessions} session{'s' if totals.sessions != 1 else ''}"
     text = (
         f"replayed {sessions}: {totals.calls} tool calls from {len(totals.agents)} "
@@ -89,14 +91,20 @@ def totals_line(totals: Totals) -> str:
             by_threshold[key] = by_threshold.get(key, 0) + n
     if by_threshold:
         text += " (" + ", ".join(f"{guard} at {count}: {n}" for (guard, count), n in sorted(by_threshold.items())) + ")"
+    unread = sum(entry.count for entry in totals.unread.values())
+    if unread:
+        text += f"; {unread} record{'s' if unread != 1 else ''} not read" + (" (--summary lists them)" if hint else "")
     if totals.skipped:
         text += f"; {totals.skipped} malformed line{'s' if totals.skipped != 1 else ''} skipped"
+    if totals.failed:
+        text += f"; {totals.failed} input{'s' if totals.failed != 1 else ''} failed"
     return text
 
 
 def summary_text(totals: Totals, first_threshold: int) -> str:
     """Per tool: calls, runs of identical calls by length, reminders per threshold, and advice."""
-    lines = [totals_line(totals), "", "per tool (runs = identical consecutive calls of one agent, by length):"]
+    heading = "per tool (runs = identical consecutive calls of one agent, by length):"
+    lines = [totals_line(totals, hint=False), "", heading]
     for tool, stats in sorted(totals.tools.items(), key=lambda item: (-item[1].calls, item[0])):
         runs = ", ".join(f"{length}×{n}" for length, n in sorted(stats.runs.items(), reverse=True) if length > 1)
         reminders = ", ".join(f"at {count}: {n}" for (_, count), n in sorted(stats.reminders.items()))
@@ -106,6 +114,10 @@ def summary_text(totals: Totals, first_threshold: int) -> str:
         hint = advice(tool, stats, first_threshold)
         if hint:
             lines.append(f"    advice: {hint}")
+    if totals.unread:
+        lines += ["", "records not read (a type or shape the importer does not know; --strict makes them errors):"]
+        for (fmt, label), entry in sorted(totals.unread.items(), key=lambda item: (-item[1].count, item[0])):
+            lines.append(f"  {entry.count} × {label} ({fmt}), first at {entry.path}:{entry.line}")
     return "\n".join(lines) + "\n"
 
 

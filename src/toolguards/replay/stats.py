@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..canonical import canonicalize
 from .runner import Outcome
 
-__all__ = ["ToolStats", "Totals", "advice"]
+__all__ = ["ToolStats", "Totals", "Unread", "advice"]
 
 # A tool with this many runs of at least the first threshold looks like polling rather than a loop.
 POLLING_RUNS = 3
@@ -28,6 +28,15 @@ class ToolStats:
 
 
 @dataclass
+class Unread:
+    """Records of one type that an importer does not read: how many, and where the first one was."""
+
+    count: int
+    path: str
+    line: int
+
+
+@dataclass
 class _Run:
     tool: str
     key: int
@@ -38,7 +47,8 @@ class _Run:
 
 @dataclass
 class Totals:
-    """Running totals of a replay; feed every outcome, and ``end_session()`` after each input.
+    """Running totals of a replay; feed every outcome, and ``end_session()`` after each input. Totals of separate
+    inputs (replayed in other processes) add up with ``merge``.
 
     With ``runs`` (for --summary) it also follows each agent's runs of identical calls and whether their results
     changed, which costs a second canonical form per call; plain totals do not.
@@ -46,26 +56,59 @@ class Totals:
 
     runs: bool = False
     calls: int = 0
+    #: malformed lines passed over (--skip-bad-lines)
     skipped: int = 0
     sessions: int = 0
+    #: inputs that could not be read to their end
+    failed: int = 0
     agents: set[str] = field(default_factory=set)
     tools: defaultdict[str, ToolStats] = field(default_factory=lambda: defaultdict(ToolStats))
+    #: (format, type label) → the records of that type that the importer does not read
+    unread: dict[tuple[str, str], Unread] = field(default_factory=dict)
     _open: dict[str | None, _Run] = field(default_factory=dict)
 
     def add(self, outcome: Outcome) -> None:
         """Count one tool call and its reminders."""
-        record = outcome.record
+        record, decisions = outcome
+        agent = record.agent
         self.calls += 1
-        if record.agent is not None:
-            self.agents.add(record.agent)
+        if agent is not None:
+            self.agents.add(agent)
         stats = self.tools[record.tool]
         stats.calls += 1
-        for entry in outcome.contexts:
+        for entry in decisions[0].additional_contexts:
             count = entry.metadata.get("count")
             guard = str(entry.source.get("plugin", "?"))
             stats.reminders[(guard, count if isinstance(count, int) else 0)] += 1
         if self.runs:
             self._follow(record.agent, record.tool, record.arguments, record.result)
+
+    def not_read(self, fmt: str, label: str, path: str, line: int) -> None:
+        """Count a record of ``fmt`` that its importer does not read."""
+        found = self.unread.get((fmt, label))
+        if found is None:
+            self.unread[(fmt, label)] = Unread(1, path, line)
+        else:
+            found.count += 1
+
+    def merge(self, other: Totals) -> None:
+        """Add the totals of other inputs (whose sessions have ended) to these."""
+        self.calls += other.calls
+        self.skipped += other.skipped
+        self.sessions += other.sessions
+        self.failed += other.failed
+        self.agents |= other.agents
+        for tool, theirs in other.tools.items():
+            ours = self.tools[tool]
+            ours.calls += theirs.calls
+            ours.runs.update(theirs.runs)
+            ours.reminders.update(theirs.reminders)
+            ours.changing_runs.update(theirs.changing_runs)
+        for key, unread in other.unread.items():
+            if key in self.unread:
+                self.unread[key].count += unread.count
+            else:
+                self.unread[key] = Unread(unread.count, unread.path, unread.line)
 
     def _follow(self, agent: str | None, tool: str, arguments: object, result: object) -> None:
         key = hash((tool, canonicalize(arguments)))

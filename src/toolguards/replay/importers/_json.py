@@ -1,37 +1,56 @@
-"""JSON helpers the importers share: strict decoding with our own messages, JSON Lines, one-document message lists.
+"""JSON helpers the importers share: the one decoding path with our own messages, JSON Lines, one-document lists.
 
-A one-document input (a JSON array of messages, or an object with a ``messages`` array) is decoded element by element
-with ``json.JSONDecoder.raw_decode``, so each message keeps the 1-based line where it starts in the file; ``located``
-walks deeper documents (OTLP's ``resourceSpans[].scopeSpans[].spans[]``) the same way.
+Every JSON text an importer reads goes through ``decode`` (a line, an element of a document, an argument string):
+``json``'s C scanner where it can answer, and a careful path that words what is wrong where it cannot. The careful
+path also reads what the scanner refuses but JavaScript's ``JSON.parse`` (the reference) reads: an integer of more than
+4,300 digits (Python's int-string limit) becomes the nearest double, as in JavaScript. A value nested too deeply for
+the scanner, which recurses once per level (about 980 levels on Python 3.10 and 3.11, 1,490 on 3.12, more on 3.13),
+is a problem of its line with its depth, never a RecursionError; ``batch.run_each`` reads every input from a fresh
+stack, so the limit is the same in every process of a run. The guards themselves take any depth.
+
+A one-document input (a JSON array of messages, or an object with a ``messages`` array) is decoded element by element,
+so each message keeps the 1-based line where it starts in the file; ``located`` walks deeper documents (OTLP's
+``resourceSpans[].scopeSpans[].spans[]``) the same way.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
-from ..records import InputError, Record
+from ..records import InputError
 
 __all__ = [
+    "DecodeError",
     "Lines",
     "Located",
+    "at_column",
+    "decode",
     "joined_text",
     "json_lines",
     "json_type",
     "loads",
     "located",
+    "located_error",
     "message_list",
     "messages",
+    "not_utf8",
     "outcome",
     "parse_arguments",
     "text_of",
+    "undecodable",
 ]
 
-
 class Lines(Protocol):
-    """What an importer reads: an iterable of text lines that can also be read whole (a text file, or stdin)."""
+    """What an importer reads: an iterable of text lines that can also be read whole (a text file, or stdin).
+
+    Iterating may raise UnicodeDecodeError for a line that is not UTF-8 (its ``object`` is the line's bytes); the
+    iteration carries on with the next line, and ``json_lines`` reports the line in its place. ``read()`` raises an
+    InputError, at the line and column of the first bad byte, for text that is not UTF-8.
+    """
 
     def __iter__(self) -> Iterator[str]: ...
 
@@ -43,36 +62,104 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+def _int_or_double(digits: str) -> int | float:
+    # Only the careful path uses this hook: past Python's int-string limit, the double JavaScript would make.
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
 _DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_WIDE_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_int_or_double)
 # The decoder's own C scanner: JSONDecoder.raw_decode without its Python frame (typeshed leaves scan_once out).
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _WHITESPACE = " \t\n\r"
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
+
+
+class DecodeError(ValueError):
+    """A JSON text we cannot read: ``message`` ready to print, ``index`` where the problem is (None: the whole text)."""
+
+    def __init__(self, message: str, index: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.index = index
+
+
+def decode(text: str, index: int = 0) -> tuple[Any, int]:
+    """The JSON value that starts at ``index`` (after any whitespace) and the index where it ends; a DecodeError
+    says what is wrong and where."""
+    while index < len(text) and text[index] in _WHITESPACE:
+        index += 1
+    try:
+        return _DECODER.raw_decode(text, index)
+    except json.JSONDecodeError as exc:
+        raise DecodeError(f"not JSON: {exc.msg}", exc.pos) from None
+    except RecursionError:
+        raise _nested(text, index) from None
+    except ValueError:
+        pass  # an integer past the int-string limit, or a NaN: the wide decoder tells which
+    try:
+        return _WIDE_DECODER.raw_decode(text, index)
+    except RecursionError:
+        raise _nested(text, index) from None
+    except ValueError as exc:  # a NaN or an Infinity
+        raise DecodeError(f"not JSON: {exc}", None) from None
+
+
+def _nested(text: str, start: int) -> DecodeError:
+    """The problem of a value too deep for the scanner: how deep it nests and where it first gets that deep, found
+    without recursion."""
+    depth = most = 0
+    deepest = start
+    for match in _STRUCTURE.finditer(text, start):
+        char = text[match.start()]
+        if char in "[{":
+            depth += 1
+            if depth > most:
+                most, deepest = depth, match.start()
+        elif char != '"':
+            depth -= 1
+            if depth <= 0:
+                break
+    return DecodeError(f"nested too deeply to read ({most} levels)", deepest)
+
+
+def at_column(message: str, column: int) -> str:
+    """``message`` with its column: json's "Unterminated string starting at" takes the column without a second
+    "at"."""
+    return f"{message} column {column}" if message.endswith(" at") else f"{message} at column {column}"
 
 
 def loads(text: str) -> Any:
     """Decode one JSON text; a ValueError carries a message ready to print (``not JSON: ... at column N``)."""
     # Fast path for the line that is one value and its line break, as nearly all are: the decoder's C scanner
-    # directly, without JSONDecoder.raw_decode's Python wrapper. Anything else takes the path below, which words
-    # the error.
+    # directly. Anything else takes decode(), which words the error.
     try:
         value, end = _SCAN(text, 0)
-    except Exception:  # StopIteration, JSONDecodeError, a NaN: the careful path says what is wrong
+    except Exception:  # StopIteration, JSONDecodeError, a NaN, a huge integer, RecursionError: decode() decides
         pass
     else:
         if end == len(text) or not text[end:].strip(_WHITESPACE):
             return value
     text = text.rstrip("\r\n")  # a column past the end of the line, not on the next one
-    start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
-        value, end = _DECODER.raw_decode(text, start)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc.msg} at column {exc.colno}") from None
-    except ValueError as exc:
-        raise ValueError(f"not JSON: {exc}") from None
+        value, end = decode(text)
+    except DecodeError as exc:
+        raise ValueError(exc.message if exc.index is None else at_column(exc.message, exc.index + 1)) from None
     rest = len(text) - len(text[end:].lstrip(_WHITESPACE))
     if rest < len(text):
         raise ValueError(f"not JSON: extra data after the value at column {rest + 1}")
     return value
+
+
+def not_utf8(error: UnicodeDecodeError) -> str:
+    """The message for a line that is not UTF-8: the first bad byte and its column."""
+    data = error.object
+    start = data.rfind(b"\n", 0, error.start) + 1
+    column = len(data[start : error.start].decode("utf-8", "replace")) + 1
+    return f"not UTF-8 text: byte 0x{data[error.start]:02x} at column {column}"
 
 
 def json_type(value: Any) -> str:
@@ -91,17 +178,35 @@ def json_type(value: Any) -> str:
 
 
 def json_lines(path: str, lines: Iterable[str], start: int = 0) -> Iterator[tuple[int, Any] | InputError]:
-    """Each non-blank line as ``(line number, decoded value)``, or an InputError for a line that is not JSON."""
+    """Each non-blank line as ``(line number, decoded value)``, or an InputError for a line that is not JSON (or not
+    UTF-8)."""
     number = start
-    for raw in lines:
-        number += 1
-        text = raw.removeprefix("\ufeff") if number == 1 else raw  # a byte-order mark some editors write
-        if not text or text.isspace():  # not text.strip(), without copying the line: isspace() stops early
-            continue
+    iterator = iter(lines)
+    scan = _SCAN
+    while True:
         try:
-            yield number, loads(text)
-        except ValueError as exc:
-            yield InputError(path, number, str(exc))
+            for raw in iterator:
+                number += 1
+                # loads() inlined for the line that is one value and its line break, as nearly all are
+                try:
+                    value, end = scan(raw, 0)
+                except Exception:  # a blank line, a byte-order mark, or anything loads() must word
+                    pass
+                else:
+                    if end == len(raw) or not raw[end:].strip(_WHITESPACE):
+                        yield number, value
+                        continue
+                text = raw.removeprefix("\ufeff") if number == 1 else raw  # a byte-order mark some editors write
+                if not text or text.isspace():  # not text.strip(), without copying the line: isspace() stops early
+                    continue
+                try:
+                    yield number, loads(text)
+                except ValueError as exc:
+                    yield InputError(path, number, str(exc))
+            return
+        except UnicodeDecodeError as exc:  # the source could not decode this line; it goes on with the next
+            number += 1
+            yield InputError(path, number, not_utf8(exc))
 
 
 def parse_arguments(raw: Any) -> Any:
@@ -151,7 +256,14 @@ def outcome(content: Any, is_error: bool) -> tuple[Any, str | None]:
     text = text_of(content)
     if not is_error:
         return (content if text is None else text), None
-    return None, (json.dumps(content, ensure_ascii=False) if text is None else text)
+    if text is not None:
+        return None, text
+    try:
+        return None, json.dumps(content, ensure_ascii=False)
+    except RecursionError:  # content too deep for the encoder (the decoder took it): its canonical text instead
+        from ...canonical import canonicalize  # noqa: PLC0415 - a path no real log takes
+
+        return None, canonicalize(content)
 
 
 class _Syntax(Exception):
@@ -192,13 +304,10 @@ class _Document:
         self.index += 1
 
     def value(self) -> Any:
-        self.skip_space()
         try:
-            value, self.index = _DECODER.raw_decode(self.text, self.index)
-        except json.JSONDecodeError as exc:
-            raise _Syntax(exc.pos, f"not JSON: {exc.msg}") from None
-        except ValueError as exc:
-            raise _Syntax(self.index, f"not JSON: {exc}") from None
+            value, self.index = decode(self.text, self.index)
+        except DecodeError as exc:
+            raise _Syntax(self.index if exc.index is None else exc.index, exc.message) from None
         return value
 
     def elements(self) -> Iterator[tuple[int, Any]]:
@@ -285,58 +394,17 @@ def message_list(path: str, text: str) -> Iterator[tuple[int, Any] | InputError]
         if document.skip_space():
             raise _Syntax(document.index, "extra data after the JSON document")
     except _Syntax as exc:
-        if exc.index is None:
-            yield InputError(path, 1, exc.message)
-        elif exc.index >= len(text):
-            yield InputError(path, document.line_at(exc.index), exc.message)
-        else:
-            column = exc.index - text.rfind("\n", 0, exc.index)
-            yield InputError(path, document.line_at(exc.index), f"{exc.message} at column {column}")
+        yield located_error(path, text, exc.index, exc.message)
 
 
-def messages(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError]:
-    """The messages of a message-list input, each with its line: a JSON array of messages, an object with a
-    ``messages`` array (a request body), or JSON Lines with one message per line. Only the one-document forms are read
-    whole; JSON Lines stream."""
-    iterator = iter(lines)
-    blank: list[str] = []
-    first = ""
-    for raw in iterator:
-        first = raw if blank else raw.removeprefix("\ufeff")  # a byte-order mark some editors write
-        if first.strip():
-            break
-        blank.append(first)
-    else:
-        return
-    start = first.lstrip(_WHITESPACE)[:1]
-    if start != "[":
-        try:
-            value = loads(first) if start == "{" else None
-        except ValueError:
-            value = None  # an object spread over several lines: one document
-        if start != "{" or (isinstance(value, dict) and "messages" not in value):
-            yield from json_lines(path, itertools.chain([first], iterator), start=len(blank))
-            return
-    yield from message_list(path, "".join(blank) + first + lines.read())
-
-
-def tool_use(block: Any, line: int, agent: str) -> Record | str | None:
-    """An Anthropic ``tool_use`` content block as a post-execute record; a problem when it has no name; None when the
-    block is something else."""
-    if not (isinstance(block, dict) and block.get("type") == "tool_use"):
-        return None
-    name = block.get("name")
-    if not isinstance(name, str) or not name:
-        return 'a tool_use block needs a string "name"'
-    call_id = block.get("id")
-    return Record(
-        "post-execute",
-        line,
-        agent=agent,
-        tool=name,
-        arguments=block.get("input", {}),
-        call_id=call_id if isinstance(call_id, str) else None,
-    )
+def located_error(path: str, text: str, index: int | None, message: str) -> InputError:
+    """An InputError for a problem at ``index`` of a whole input (None: of the input as a whole, line 1)."""
+    if index is None:
+        return InputError(path, 1, message)
+    line = text.count("\n", 0, index) + 1
+    if index >= len(text):
+        return InputError(path, line, message)
+    return InputError(path, line, at_column(message, index - text.rfind("\n", 0, index)))
 
 
 class Located(NamedTuple):
@@ -369,7 +437,7 @@ def located(path: str, text: str, routes: Collection[tuple[str, ...]]) -> Iterat
         if document.skip_space():
             raise _Syntax(document.index, "extra data after the JSON document")
     except _Syntax as exc:
-        yield _syntax_error(path, text, document, exc)
+        yield located_error(path, text, exc.index, exc.message)
 
 
 def _located_members(
@@ -395,10 +463,37 @@ def _located_array(document: _Document, trie: dict[str, Any], route: tuple[str, 
             yield Located(route, element, document.value(), element=True)
 
 
-def _syntax_error(path: str, text: str, document: _Document, exc: _Syntax) -> InputError:
-    if exc.index is None:
-        return InputError(path, 1, exc.message)
-    if exc.index >= len(text):
-        return InputError(path, document.line_at(exc.index), exc.message)
-    column = exc.index - text.rfind("\n", 0, exc.index)
-    return InputError(path, document.line_at(exc.index), f"{exc.message} at column {column}")
+def messages(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError]:
+    """The messages of a message-list input, each with its line: a JSON array of messages, an object with a
+    ``messages`` array (a request body), or JSON Lines with one message per line. Only the one-document forms are read
+    whole; JSON Lines stream."""
+    iterator = iter(lines)
+    blank: list[str] = []
+    first = ""
+    try:
+        for raw in iterator:
+            first = raw if blank else raw.removeprefix("\ufeff")  # a byte-order mark some editors write
+            if first.strip():
+                break
+            blank.append(first)
+        else:
+            return
+    except UnicodeDecodeError as exc:  # the first line with anything on it is not text: read on as JSON Lines
+        yield InputError(path, len(blank) + 1, not_utf8(exc))
+        yield from json_lines(path, iterator, start=len(blank) + 1)
+        return
+    start = first.lstrip(_WHITESPACE)[:1]
+    if start != "[":
+        try:
+            value = loads(first) if start == "{" else None
+        except ValueError:
+            value = None  # an object spread over several lines: one document
+        if start != "{" or (isinstance(value, dict) and "messages" not in value):
+            yield from json_lines(path, itertools.chain([first], iterator), start=len(blank))
+            return
+    yield from message_list(path, "".join(blank) + first + lines.read())
+
+
+def undecodable(path: str, error: UnicodeDecodeError, first_line: int = 1) -> InputError:
+    """The InputError for a whole input (or its rest, from ``first_line`` on) that is not UTF-8."""
+    return InputError(path, first_line + error.object.count(b"\n", 0, error.start), not_utf8(error))

@@ -9,28 +9,42 @@ record's line is the line where its message starts; JSON Lines stream. One list 
 - ``user`` — each ``tool_result`` block (``tool_use_id``, ``content`` a string or blocks, ``is_error``) is the outcome
   of its call: the content's text as the result, or as the error when ``is_error`` is true. A user turn with text (a
   string content, or any ``text`` block beside the results) carries a user prompt: a pre-step after its results.
-- Any other role is skipped.
+- ``system`` (where a list carries one) passes in silence.
 
-Nothing in this format says a call was denied: ``denied`` is always false.
+Nothing in this format says a call was denied: ``denied`` is always false. A message of another role, and a
+content or a block in a shape this importer does not know (a ``tool_use`` without a name, say), is a ``skipped``
+record (counted; an error only with ``--strict``); the other blocks of the message are read. A message that is not an
+object with a string ``role`` is an error of its line. The blocks are read as ``_blocks`` documents them. Detection:
+the first message with an Anthropic mark (``_messages``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..records import InputError, Record
-from ._json import Lines, json_type, outcome, tool_use
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ._blocks import is_prompt, tool_result, tool_use
+from ._json import Lines, json_type
+from ._messages import dialect
 from .pending import Pending, read_messages
 
-__all__ = ["AGENT", "read"]
+__all__ = ["AGENT", "FILE_NAME", "identifies", "read"]
 
 AGENT = "main"
+FILE_NAME: re.Pattern[str] | None = None
 
 
-def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
+def identifies(value: Any) -> bool:
+    """Whether a decoded value holds Messages API messages with an Anthropic mark before any OpenAI one."""
+    return dialect(value) == "anthropic"
+
+
+def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
     """The records of one Messages API message list, in input order."""
-    return read_messages(path, lines, _message)
+    pending = Pending()
+    return read_messages(path, lines, pending, lambda line, message: _message(pending, line, message))
 
 
 def _message(pending: Pending, line: int, message: Any) -> str | None:
@@ -39,45 +53,30 @@ def _message(pending: Pending, line: int, message: Any) -> str | None:
     role = message.get("role")
     if not isinstance(role, str):
         return 'a message needs a string "role"'
-    content = message.get("content")
     if role not in ("user", "assistant"):
+        if role != "system":
+            pending.skip(line, f'role "{role}"')
         return None
+    content = message.get("content")
     if not isinstance(content, (str, list)):
-        return f'the "content" of a message must be a string or a list of blocks, not {json_type(content)}'
+        pending.skip(line, f'the "content" of a message must be a string or a list of blocks, not {json_type(content)}')
+        return None
     if role == "assistant":
         pending.end_step(AGENT)
-        calls = _calls(line, content)
-        if isinstance(calls, str):
-            return calls
-        for call in calls:
-            pending.call(call)
+        for block in content if isinstance(content, list) else ():
+            call = tool_use(block, line, AGENT)
+            if isinstance(call, str):
+                pending.skip(line, call)
+            elif call is not None:
+                pending.call(call)
         return None
     for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            call_id = block.get("tool_use_id")
-            if not isinstance(call_id, str):
-                return 'a tool_result block needs a string "tool_use_id"'
-            result, error = outcome(block.get("content"), block.get("is_error") is True)
-            pending.resolve(AGENT, call_id, result, error)
+        answer = tool_result(block)
+        if isinstance(answer, str):
+            pending.skip(line, answer)
+        elif answer is not None:
+            pending.resolve(AGENT, answer.call_id, answer.result, answer.error)
     if is_prompt(content):
         pending.end_step(AGENT)
         pending.add(Record("pre-step", line, agent=AGENT, user_prompt=True))
     return None
-
-
-def is_prompt(content: Any) -> bool:
-    """Whether a user message content carries text from the user: a string, or any text block."""
-    if isinstance(content, str):
-        return True
-    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "text" for b in content)
-
-
-def _calls(line: int, content: str | list[Any]) -> list[Record] | str:
-    calls = []
-    for block in content if isinstance(content, list) else ():
-        call = tool_use(block, line, AGENT)
-        if isinstance(call, str):
-            return call
-        if call is not None:
-            calls.append(call)
-    return calls

@@ -17,46 +17,69 @@ with N parallel calls is N ``assistant`` lines sharing ``message.id`` (its resul
 - ``progress`` entries with ``data.type: "agent_progress"`` (2.1.x) mirror a subagent's messages into the main file:
   ``data.message`` is a whole ``user`` or ``assistant`` entry of the subagent ``data.agentId``, read as above under
   the subagent's label. ``data.normalizedMessages`` repeats earlier messages and is never read.
-- Everything else (``summary``, ``system``, ``file-history-snapshot``, ``queue-operation``, other ``progress``...)
-  is skipped.
+- ``summary``, ``system``, ``file-history-snapshot``, ``queue-operation``, ``permission-mode``, ``attachment``,
+  ``last-prompt`` and other ``progress`` entries say nothing a guard needs and pass in silence. An entry of a type not
+  listed here (Claude Code adds some every few releases), or a ``user``/``assistant`` entry or block in a shape this
+  importer does not know, is a ``skipped`` record: counted, and an error only with ``--strict``. A line that is not a
+  JSON object with a string ``type`` is an error of its line. The blocks are read as ``_blocks`` documents them.
 
 Agents: the main thread is labelled with the entries' ``sessionId`` (the file name without its extension when there
 is none), so a file holding a resumed session's entries under two ids replays them as two agents, as the reference
 starts a resumed session with fresh chains. A subagent is ``subagent:<agentId>`` — for its mirrored ``progress``
 entries and for the lines of its own file (``subagents/agent-<agentId>.jsonl``, every line ``isSidechain: true``), so
 both files name it alike; a sidechain line with no ``agentId`` (older versions) is ``subagent``.
+
+Detection: an object with a string ``type`` and one of Claude Code's own keys (``sessionId``, ``uuid``,
+``parentUuid``, ``leafUuid``, ``messageId``), or a ``user``/``assistant`` entry with an object ``message`` — whatever
+its type, so an entry type added in a later version never decides against the format.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
-from ..records import InputError, Record
-from ._json import Lines, json_lines, json_type, outcome, tool_use
-from .anthropic import is_prompt
-from .pending import LIMIT, Pending
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ._blocks import is_prompt, tool_result, tool_use
+from ._json import Lines, json_lines, json_type
+from .pending import LIMIT, Pending, read_loop
 
-__all__ = ["read", "subagent_label"]
+__all__ = ["FILE_NAME", "identifies", "read", "subagent_label"]
 
+FILE_NAME: re.Pattern[str] | None = None  # <session id>.jsonl: nothing fixed
+
+_NO_TYPE = 'an entry needs a string "type"'
 _REFUSALS = ("The user doesn't want to proceed with this tool use.",)
+_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "messageId")
+_QUIET = frozenset(
+    {
+        "summary",
+        "system",
+        "file-history-snapshot",
+        "queue-operation",
+        "permission-mode",
+        "attachment",
+        "last-prompt",
+    }
+)
 
 
-def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
+def identifies(value: Any) -> bool:
+    """Whether a decoded value is a transcript entry (see the module docstring)."""
+    if not (isinstance(value, dict) and isinstance(value.get("type"), str)):
+        return False
+    if any(key in value for key in _KEYS):
+        return True
+    return value["type"] in ("user", "assistant") and isinstance(value.get("message"), dict)
+
+
+def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
     """The records of one Claude Code transcript, in input order."""
     reader = _Reader(PurePath(path).stem or path)
-    for item in json_lines(path, lines):
-        if isinstance(item, InputError):
-            reader.pending.add(item)
-        else:
-            number, entry = item
-            problem = reader.line(number, entry)
-            if problem:
-                reader.pending.add(InputError(path, number, problem))
-        yield from reader.pending.release()
-    yield from reader.pending.finish()
+    return read_loop(path, json_lines(path, lines), reader.pending, reader.line)
 
 
 def subagent_label(agent_id: Any) -> str:
@@ -68,57 +91,65 @@ class _Reader:
     def __init__(self, fallback: str) -> None:
         self.pending = Pending()
         self.fallback = fallback
-        self.response: dict[str, Any] = {}  # agent → the message.id of its current step
+        self.response: dict[str, str | None] = {}  # agent → the message.id of its current step
         self.seen: OrderedDict[str, None] = OrderedDict()  # recent call ids, bounded like the queue
 
     def line(self, number: int, entry: Any) -> str | None:
         if not isinstance(entry, dict):
             return f"expected a JSON object, not {json_type(entry)}"
         kind = entry.get("type")
+        if not isinstance(kind, str):
+            return f'an entry needs a string "type", not {json_type(kind)}' if "type" in entry else _NO_TYPE
         if kind in ("user", "assistant"):
             if entry.get("isSidechain") is True:
                 agent = subagent_label(entry.get("agentId"))
             else:
                 session = entry.get("sessionId")
                 agent = session if isinstance(session, str) and session else self.fallback
-            return self.entry(number, agent, entry)
-        data = entry.get("data")
-        if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
-            inner = data.get("message")
-            if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
-                return None  # a progress note with no message in it
-            return self.entry(number, subagent_label(data.get("agentId")), inner)
+            self.entry(number, agent, entry)
+        elif kind == "progress":
+            data = entry.get("data")
+            if isinstance(data, dict) and data.get("type") == "agent_progress":
+                inner = data.get("message")
+                if isinstance(inner, dict) and inner.get("type") in ("user", "assistant"):
+                    self.entry(number, subagent_label(data.get("agentId")), inner)
+                # else: a progress note with no message in it
+        elif kind not in _QUIET:
+            self.pending.skip(number, kind)
         return None
 
-    def entry(self, line: int, agent: str, entry: dict[str, Any]) -> str | None:
+    def entry(self, line: int, agent: str, entry: dict[str, Any]) -> None:
         kind = entry["type"]
         message = entry.get("message")
         if not isinstance(message, dict):
-            return f'{"an" if kind == "assistant" else "a"} {kind} entry needs an object "message"'
+            self.pending.skip(line, f'{"an" if kind == "assistant" else "a"} {kind} entry needs an object "message"')
+            return
         content = message.get("content")
         if kind == "assistant":
-            return self.response_part(line, agent, message.get("id"), content)
+            response = message.get("id")
+            self.response_part(line, agent, response if isinstance(response, str) else None, content)
+            return
         for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                call_id = block.get("tool_use_id")
-                if not isinstance(call_id, str):
-                    return 'a tool_result block needs a string "tool_use_id"'
-                result, error = outcome(block.get("content"), block.get("is_error") is True)
-                self.pending.resolve(agent, call_id, result, error, denied=_refused(error))
+            answer = tool_result(block)
+            if isinstance(answer, str):
+                self.pending.skip(line, answer)
+            elif answer is not None:
+                denied = _refused(answer.error)
+                self.pending.resolve(agent, answer.call_id, answer.result, answer.error, denied=denied)
         if is_prompt(content) and not entry.get("isMeta") and not entry.get("isCompactSummary"):
             self.pending.end_step(agent)
             self.response.pop(agent, None)
             self.pending.add(Record("pre-step", line, agent=agent, user_prompt=True))
-        return None
 
-    def response_part(self, line: int, agent: str, response: Any, content: Any) -> str | None:
+    def response_part(self, line: int, agent: str, response: str | None, content: Any) -> None:
         if response is None or self.response.get(agent) != response:
             self.pending.end_step(agent)
             self.response[agent] = response
         for block in content if isinstance(content, list) else ():
             call = tool_use(block, line, agent)
             if isinstance(call, str):
-                return call
+                self.pending.skip(line, call)
+                continue
             if call is None:
                 continue
             if call.call_id is not None:
@@ -128,7 +159,6 @@ class _Reader:
                 if len(self.seen) > LIMIT:
                     self.seen.popitem(last=False)
             self.pending.call(call)
-        return None
 
 
 def _refused(error: str | None) -> bool:

@@ -1,144 +1,141 @@
-"""Which format an input is in, decided from its head (the first 64 KiB) — never from the file's name — by these rules
-in order:
+"""Which format an input is in, decided by the formats themselves: each format module's ``identifies(value)`` says
+whether a decoded JSON value is unmistakably its own, and its ``FILE_NAME`` is the fixed name a host gives its files
+(or None). The rules, in order:
 
-1. A head that starts with ``[`` is a JSON array of messages: ``openai`` or ``anthropic`` by its messages (below).
-2. A head whose first line starts with ``{`` but is not JSON by itself (a request body spread over lines): by the
-   messages of its ``messages`` array, as far as the head holds them, when they tell.
-3. Otherwise the head is read as JSON Lines, and the first line that decodes to an object decides:
+1. An input with nothing but blank lines (a 0-byte file, say) is empty: a session with no calls.
+2. One document: when the first line with anything on it starts with ``[`` or ``{`` but is not JSON by itself (a
+   document spread over lines), the whole input is read — a one-document input is read whole anyway, so its size
+   does not matter — and the first format, in registry order, that identifies the decoded document decides.
+3. JSON Lines: otherwise each line of the head (the lines of the first 64 KiB, and the line that runs past them) is
+   decoded, and the first line that a format identifies decides — so a first line of a type no importer knows
+   (Claude Code's ``permission-mode``, say) never decides against a format; lines that are not JSON are passed over.
+   A document on one line is its own first line.
+4. The file name: the first format whose ``FILE_NAME`` matches the whole name (not its folder) decides
+   (``rollout-*.jsonl``).
+5. A chat message list with no mark of either dialect resembles one (``_messages``): ``openai`` or ``anthropic``.
 
-   - ``type`` is ``post-execute``, ``pre-step`` or ``forget`` → ``events``;
-   - ``type`` is ``session``, or contains a ``/`` (``tool/call``, ``turn/start``, ``agent/inbox/spliced``...) → ``dsh``;
-   - ``type`` is a Claude Code entry type (``user``, ``assistant``, ``system``, ``summary``, ``progress``,
-     ``file-history-snapshot``, ``queue-operation``) and the object has one of ``sessionId``, ``uuid``, ``message``,
-     ``messageId``, ``leafUuid`` → ``claude-code``;
-   - a ``messages`` array (a request body on one line) → by its messages;
-   - a ``role`` (JSON Lines of messages) → by the messages of all the head's lines.
-4. A first line too long for the head: ``"type"`` as its first key decides as in 3, or ``"parentUuid"`` and
-   ``"sessionId"`` in it → ``claude-code``.
-
-Messages: the first message that has an OpenAI mark — ``tool_calls``, ``function_call`` or ``tool_call_id``, or role
-``tool``, ``function``, ``system`` or ``developer`` — means ``openai``; the first with an Anthropic mark — a content
-list with a ``tool_use``, ``tool_result``, ``thinking`` or ``redacted_thinking`` block — means ``anthropic``. With no
-mark (no tool calls at all, where both importers give the same records), content lists of ``text`` blocks mean
-``anthropic`` and string contents ``openai``. Anything else is unknown (None): the caller asks for
-``--input-format``.
+Nothing decides: the input's own problem where it has one — its first line is not UTF-8 or not JSON, the document has
+a syntax error — is reported with its position; else ``cannot tell the input format; give --input-format``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Protocol
 
 from ..records import InputError
-from ._json import loads, message_list
+from ._json import DecodeError, decode, loads, located_error, message_list, not_utf8
+from ._messages import resemblance
 
-__all__ = ["classify_messages", "detect_format"]
-
-_EVENT_TYPES = frozenset({"post-execute", "pre-step", "forget"})
-_CLAUDE_CODE_TYPES = frozenset(
-    {"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation"}
-)
-_CLAUDE_CODE_KEYS = ("sessionId", "uuid", "message", "messageId", "leafUuid")
-_OPENAI_KEYS = ("tool_calls", "function_call", "tool_call_id")
-_OPENAI_ROLES = frozenset({"tool", "function", "system", "developer"})
-_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
-_FIRST_KEY_TYPE = re.compile(r'\s*\{\s*"type"\s*:\s*"([^"\\]*)"')
+__all__ = ["Detection", "Identifies", "detect"]
 
 
-def detect_format(path: str, head: str) -> str | None:
-    """The format of an input from its first 64 KiB of text, or None when it cannot tell (``path`` is not used: a
-    ``.json`` name says nothing of the dialect inside)."""
-    text = head.lstrip("\ufeff \t\r\n")
-    if not text:
-        return None
-    if text.startswith("["):
-        return classify_messages(_leading_messages(text))
-    lines = text.split("\n")
-    if not _decodes(lines[0]):
-        found = classify_messages(_leading_messages(text))  # an object spread over lines: a request body
-        if found:
-            return found
-    role_messages: list[Any] = []
-    for line in lines:
-        value = _decode(line)
-        if not isinstance(value, dict):
+class Identifies(Protocol):
+    """What detection asks of a format module."""
+
+    FILE_NAME: Any  # re.Pattern[str] | None
+
+    def identifies(self, value: Any) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What detection found: a format, or the problem that stopped it (neither: an empty input)."""
+
+    format: str | None = None
+    problem: InputError | None = None
+
+    @property
+    def empty(self) -> bool:
+        """True for an input with nothing in it."""
+        return self.format is None and self.problem is None
+
+
+_WHITESPACE = " \t\r\n"
+CANNOT_TELL = "cannot tell the input format; give --input-format"
+
+
+def detect(
+    path: str, formats: Mapping[str, Identifies], head: Sequence[str | UnicodeDecodeError], whole: Callable[[], str]
+) -> Detection:
+    """The format of the input ``path``: ``head`` is its first lines (a line that is not UTF-8 as its decoding
+    error), ``whole()`` reads all of it as text (an InputError where it is not UTF-8); see the module docstring for
+    the rules."""
+    lines = [(number, line) for number, line in enumerate(head, 1) if not _blank(line, number)]
+    if not lines:
+        return Detection()
+    first_number, first = lines[0]
+    if isinstance(first, str) and first.lstrip("\ufeff" + _WHITESPACE)[:1] in ("[", "{") and not _decodes(first):
+        return _one_document(path, formats, whole)
+    values = []
+    problem = None
+    for number, line in lines:
+        if isinstance(line, UnicodeDecodeError):
+            problem = problem or InputError(path, number, not_utf8(line))
             continue
-        if "role" in value:
-            role_messages.append(value)
-        elif role_messages:
-            break
-        else:
-            return _by_object(value)
-    if role_messages:
-        return classify_messages(role_messages)
-    return _by_first_line(lines[0])
-
-
-def classify_messages(messages: Iterable[Any]) -> str | None:
-    """``openai`` or ``anthropic`` for a list of chat messages, by the rules of the module docstring."""
-    weak = None
-    for message in messages:
-        if not isinstance(message, dict):
+        try:
+            values.append(loads(line.removeprefix("\ufeff")))
+        except ValueError as exc:
+            problem = problem or InputError(path, number, str(exc))
             continue
-        content = message.get("content")
-        if any(key in message for key in _OPENAI_KEYS) or message.get("role") in _OPENAI_ROLES:
-            return "openai"
-        if isinstance(content, list):
-            types = {block.get("type") for block in content if isinstance(block, dict)}
-            if types & _ANTHROPIC_BLOCKS:
-                return "anthropic"
-            if "text" in types:
-                weak = weak or "anthropic"
-        elif isinstance(content, str):
-            weak = weak or "openai"
-    return weak
-
-
-def _by_object(value: dict[str, Any]) -> str | None:
-    kind = value.get("type")
-    if isinstance(kind, str):
-        found = _by_type(kind)
-        if found == "claude-code" and not any(key in value for key in _CLAUDE_CODE_KEYS):
-            found = None
+        found = _identified(formats, values[-1])
         if found:
-            return found
-    messages = value.get("messages")
-    if isinstance(messages, list):
-        return classify_messages(messages)
-    return None
+            return Detection(found)
+    found = _by_name(path, formats) or next(filter(None, map(resemblance, values)), None)
+    if found:
+        return Detection(found)
+    if problem is not None and problem.line == first_number:
+        return Detection(problem=problem)
+    return Detection(problem=InputError(path, first_number, CANNOT_TELL))
 
 
-def _by_type(kind: str) -> str | None:
-    if kind in _EVENT_TYPES:
-        return "events"
-    if kind == "session" or "/" in kind:
-        return "dsh"
-    if kind in _CLAUDE_CODE_TYPES:
-        return "claude-code"
-    return None
-
-
-def _by_first_line(line: str) -> str | None:
-    match = _FIRST_KEY_TYPE.match(line)
-    if match:
-        return _by_type(match.group(1))
-    if '"parentUuid"' in line and '"sessionId"' in line:
-        return "claude-code"
-    return None
-
-
-def _decode(line: str) -> Any:
+def _one_document(path: str, formats: Mapping[str, Identifies], whole: Callable[[], str]) -> Detection:
     try:
-        return loads(line) if line.strip() else None
-    except ValueError:
-        return None
+        text = whole()
+    except InputError as exc:  # not UTF-8
+        return Detection(problem=exc)
+    text = text.removeprefix("\ufeff")
+    try:
+        value, end = decode(text)
+        if text[end:].strip(_WHITESPACE):
+            raise DecodeError("extra data after the JSON document", len(text) - len(text[end:].lstrip(_WHITESPACE)))
+    except DecodeError as exc:
+        # A document cut short or broken further on: the messages decoded before the problem may still tell.
+        leading = [item[1] for item in message_list(path, text) if not isinstance(item, InputError)]
+        found = (_identified(formats, leading) if leading else None) or _by_name(path, formats) or resemblance(leading)
+        if found:
+            return Detection(found)
+        return Detection(problem=located_error(path, text, exc.index, exc.message))
+    found = _identified(formats, value) or _by_name(path, formats) or resemblance(value)
+    if found:
+        return Detection(found)
+    line = text.count("\n", 0, len(text) - len(text.lstrip(_WHITESPACE))) + 1
+    return Detection(problem=InputError(path, line, CANNOT_TELL))
+
+
+def _identified(formats: Mapping[str, Identifies], value: Any) -> str | None:
+    return next((name for name, module in formats.items() if module.identifies(value)), None)
+
+
+def _by_name(path: str, formats: Mapping[str, Identifies]) -> str | None:
+    name = PurePath(path).name
+    return next(
+        (fmt for fmt, module in formats.items() if module.FILE_NAME is not None and module.FILE_NAME.fullmatch(name)),
+        None,
+    )
+
+
+def _blank(line: str | UnicodeDecodeError, number: int) -> bool:
+    if isinstance(line, UnicodeDecodeError):
+        return False
+    return not line.strip("\ufeff" + _WHITESPACE if number == 1 else _WHITESPACE)
 
 
 def _decodes(line: str) -> bool:
-    return _decode(line) is not None
-
-
-def _leading_messages(text: str) -> list[Any]:
-    # The head may end inside the document: keep the messages decoded before the cut.
-    return [item[1] for item in message_list("-", text) if not isinstance(item, InputError)]
+    try:
+        loads(line.removeprefix("\ufeff"))
+    except ValueError:
+        return False
+    return True

@@ -17,21 +17,28 @@ guards ignore).
   which starts the agent's chains afresh.
 - ``forget`` — the host disposed of the agent.
 
-Validation is strict, so a typo never passes in silence: a line that is not JSON, not an object, of an unknown
-``type``, with a key of the wrong type or a key its type does not have, is an InputError naming every problem of
-the line, e.g. ``events.jsonl:3: post-execute needs a string "tool"; unknown key "args" in a post-execute event
-(allowed: type, agent, tool, arguments, denied, callId, result, error)``. Blank lines are skipped.
+This is toolguards' own format, so its three types are checked strictly and a typo never passes in silence: a line
+that is not JSON, not an object, without a string ``type``, or of one of the three types with a key of the wrong type
+or a key its type does not have, is an InputError naming every problem of the line, e.g. ``events.jsonl:3:
+post-execute needs a string "tool"; unknown key "args" in a post-execute event (allowed: type, agent, tool,
+arguments, denied, callId, result, error)``. An event of another ``type`` (one a later version may write) is not
+read: it is a ``skipped`` record labelled with its type, counted in the summary (``--strict`` makes it an error).
+Blank lines are skipped.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..records import InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, post_execute
 from ._json import Lines, json_lines, json_type
+from .pending import Pending, read_loop
 
-__all__ = ["KEYS", "decode", "read"]
+__all__ = ["FILE_NAME", "KEYS", "decode", "identifies", "read"]
+
+FILE_NAME: re.Pattern[str] | None = None  # events files have no fixed name
 
 KEYS: dict[str, tuple[str, ...]] = {
     "post-execute": ("type", "agent", "tool", "arguments", "denied", "callId", "result", "error"),
@@ -44,40 +51,57 @@ _TYPES = '"post-execute", "pre-step" or "forget"'
 _POST_EXECUTE_KEYS = frozenset(KEYS["post-execute"])
 
 
-def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
+def identifies(value: Any) -> bool:
+    """Whether a decoded value is an event: an object whose ``type`` is one of the three."""
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] in KEYS
+
+
+def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
     """The records of an events file, one per non-blank line, or an InputError for each malformed line."""
-    for item in json_lines(path, lines):
-        if isinstance(item, InputError):
-            yield item
-            continue
-        number, event = item
-        found = decode(number, event)
-        yield InputError(path, number, "; ".join(found)) if isinstance(found, list) else found
+    pending = Pending()
+    add = pending.add
+
+    def handle(line: int, event: Any) -> str | None:
+        if type(event) is dict and isinstance(event.get("type"), str) and event["type"] not in KEYS:
+            pending.skip(line, event["type"])
+            return None
+        found = decode(line, event)
+        if isinstance(found, list):
+            return "; ".join(found)
+        add(found)
+        return None
+
+    return read_loop(path, json_lines(path, lines), pending, handle, _plain_post_execute)
 
 
 def decode(line: int, event: Any) -> Record | list[str]:
-    """One decoded event as its record, or every problem that makes it malformed (the service reads events here too)."""
-    if _plain_post_execute(event):
-        return _post_execute(line, event)
+    """One decoded event as its record, or every problem that makes it malformed (the service reads events here too:
+    there, an event of an unknown ``type`` is one of the problems)."""
+    record = _plain_post_execute(line, event)
+    if record is not None:
+        return record
     problems = _problems(event)
     return problems if problems else _record(line, event)
 
 
-def _plain_post_execute(event: Any) -> bool:
-    """A well-formed post-execute event, checked in one go: the lines of a long replay are nearly all of this kind,
-    and ``_problems`` (which words every problem) would cost as much as decoding the line."""
+def _plain_post_execute(line: int, event: Any) -> Record | None:
+    """The record of a well-formed post-execute event, checked in one go; None for anything else, which ``_problems``
+    words. The lines of a long replay are nearly all of this kind, and ``_problems`` would cost as much as decoding
+    the line."""
     if type(event) is not dict or event.get("type") != "post-execute" or not _POST_EXECUTE_KEYS.issuperset(event):
-        return False
-    tool = event.get("tool")
-    agent, call_id, error = event.get("agent"), event.get("callId"), event.get("error")
-    return (
+        return None
+    get = event.get
+    tool, agent, call_id, error, denied = get("tool"), get("agent"), get("callId"), get("error"), get("denied", False)
+    if (
         type(tool) is str
         and tool != ""
         and (agent is None or type(agent) is str)
         and (call_id is None or type(call_id) is str)
         and (error is None or type(error) is str)
-        and type(event.get("denied", False)) is bool
-    )
+        and type(denied) is bool
+    ):
+        return post_execute(line, agent, tool, get("arguments", {}), denied, call_id, get("result"), error)
+    return None
 
 
 def _post_execute(line: int, event: dict[str, Any]) -> Record:

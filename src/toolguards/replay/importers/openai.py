@@ -11,28 +11,41 @@ line where its message starts; JSON Lines stream. One list is one agent, labelle
 - ``tool`` — the result of the call named by ``tool_call_id`` (its content's text). Chat Completions has no error
   flag, so ``error`` stays None and a failure is whatever the tool wrote (``"Error: ..."`` in tau-bench).
 - ``user`` — a pre-step with a user prompt.
-- ``system``, ``developer`` and any other role are skipped.
+- ``system``, ``developer`` and ``function`` (a legacy call's result, which names no call) pass in silence.
 
-Nothing in this format says a call was denied: ``denied`` is always false.
+Nothing in this format says a call was denied: ``denied`` is always false. A message of another role, and a
+``tool_calls`` entry or a ``tool`` message in a shape this importer does not know, is a ``skipped`` record (counted;
+an error only with ``--strict``); the other calls of the message are read. A message that is not an object with a
+string ``role`` is an error of its line. Detection: the first message with an OpenAI mark (``_messages``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..records import InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
 from ._json import Lines, json_type, outcome, parse_arguments
+from ._messages import dialect
 from .pending import Pending, read_messages
 
-__all__ = ["AGENT", "read"]
+__all__ = ["AGENT", "FILE_NAME", "identifies", "read"]
 
 AGENT = "main"
+FILE_NAME: re.Pattern[str] | None = None
+_QUIET_ROLES = frozenset({"system", "developer", "function"})
 
 
-def read(path: str, lines: Lines) -> Iterator[Record | InputError]:
+def identifies(value: Any) -> bool:
+    """Whether a decoded value holds Chat Completions messages with an OpenAI mark before any Anthropic one."""
+    return dialect(value) == "openai"
+
+
+def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
     """The records of one Chat Completions message list, in input order."""
-    return read_messages(path, lines, _message)
+    pending = Pending()
+    return read_messages(path, lines, pending, lambda line, message: _message(pending, line, message))
 
 
 def _message(pending: Pending, line: int, message: Any) -> str | None:
@@ -43,36 +56,36 @@ def _message(pending: Pending, line: int, message: Any) -> str | None:
         return 'a message needs a string "role"'
     if role == "assistant":
         pending.end_step(AGENT)
-        calls = _calls(line, message)
-        if isinstance(calls, str):
-            return calls
-        for call in calls:
-            pending.call(call)
+        _calls(pending, line, message)
     elif role == "tool":
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str):
-            return 'a tool message needs a string "tool_call_id"'
-        result, error = outcome(message.get("content"), is_error=False)
-        pending.resolve(AGENT, call_id, result, error)
+            pending.skip(line, 'a tool message needs a string "tool_call_id"')
+        else:
+            result, error = outcome(message.get("content"), is_error=False)
+            pending.resolve(AGENT, call_id, result, error)
     elif role == "user":
         pending.end_step(AGENT)
         pending.add(Record("pre-step", line, agent=AGENT, user_prompt=True))
+    elif role not in _QUIET_ROLES:
+        pending.skip(line, f'role "{role}"')
     return None
 
 
-def _calls(line: int, message: dict[str, Any]) -> list[Record] | str:
+def _calls(pending: Pending, line: int, message: dict[str, Any]) -> None:
     entries = message.get("tool_calls")
     if entries is None:
         entries = []
     if not isinstance(entries, list):
-        return f'"tool_calls" must be a list, not {json_type(entries)}'
-    calls = []
-    for index, entry in enumerate(entries):
+        pending.skip(line, f'"tool_calls" must be a list, not {json_type(entries)}')
+        entries = []
+    for entry in entries:
         function = entry.get("function") if isinstance(entry, dict) else None
         if not (isinstance(entry, dict) and isinstance(function, dict) and _is_name(function.get("name"))):
-            return f'tool_calls[{index}] needs a string "function.name"'
+            pending.skip(line, 'a tool_calls entry needs a string "function.name"')
+            continue
         call_id = entry.get("id")
-        calls.append(
+        pending.call(
             Record(
                 "post-execute",
                 line,
@@ -85,8 +98,7 @@ def _calls(line: int, message: dict[str, Any]) -> list[Record] | str:
     legacy = message.get("function_call")
     if isinstance(legacy, dict) and _is_name(legacy.get("name")):
         arguments = parse_arguments(legacy.get("arguments", ""))
-        calls.append(Record("post-execute", line, agent=AGENT, tool=legacy["name"], arguments=arguments))
-    return calls
+        pending.call(Record("post-execute", line, agent=AGENT, tool=legacy["name"], arguments=arguments))
 
 
 def _is_name(value: Any) -> bool:

@@ -1,4 +1,4 @@
-"""Holds tool calls until their results arrive, and releases every record in input order.
+"""The one read loop of every importer, and the queue that holds tool calls until their results arrive.
 
 A transcript logs a call before its result, and parallel calls' results may come back in any order. The importers
 queue each record as they read it; a call is ready once its result arrives or its agent's step ends (the importer says
@@ -11,30 +11,38 @@ gets an answer (a subagent's long run behind it, a truncated log) cannot hold ba
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..records import InputError, Record
 from ._json import Lines, messages
 
-__all__ = ["LIMIT", "Pending", "read_messages"]
+__all__ = ["LIMIT", "Handle", "Pending", "Quick", "read_loop", "read_messages"]
 
 LIMIT = 4096
 
+#: What an importer does with one decoded value at its line: queue its records in ``Pending`` and return None, or
+#: return what is wrong with it (the value is not the format at all), which becomes an InputError at that line.
+Handle = Callable[[int, Any], "str | None"]
+#: An importer's fast path for its commonest record: the record of a value that needs nothing else (no outcome to
+#: wait for, no problem to word), or None to leave the value to its Handle.
+Quick = Callable[[int, Any], "Record | None"]
 
-@dataclasses.dataclass
+
 class _Slot:
-    item: Record | InputError
-    ready: bool
-    result: Any = None
-    error: str | None = None
-    denied: bool = False
+    """A queued post-execute record waiting for its outcome."""
 
-    def output(self) -> Record | InputError:
-        if not isinstance(self.item, Record) or self.item.kind != "post-execute":
-            return self.item
+    __slots__ = ("denied", "error", "item", "ready", "result")
+
+    def __init__(self, item: Record) -> None:
+        self.item = item
+        self.ready = False
+        self.result: Any = None
+        self.error: str | None = None
+        self.denied = False
+
+    def output(self) -> Record:
         return self.item._replace(result=self.result, error=self.error, denied=self.item.denied or self.denied)
 
 
@@ -42,25 +50,28 @@ class Pending:
     """The records read but not yet released, and the calls of each agent's current step that await a result."""
 
     def __init__(self, limit: int = LIMIT) -> None:
-        self._queue: deque[_Slot] = deque()
+        # Ready records sit in the queue as they are; only a call awaiting its outcome takes a slot.
+        self._queue: deque[Record | InputError | _Slot] = deque()
         self._waiting: dict[str | None, list[_Slot]] = {}
         self._limit = limit
+        #: Queue a record that needs nothing more (a step boundary, a recorded reminder, a malformed line).
+        self.add: Callable[[Record | InputError], None] = self._queue.append  # the deque's own, without a frame
 
     def call(self, record: Record) -> None:
         """Queue a post-execute record; it waits for ``resolve`` or the end of its agent's step."""
-        slot = _Slot(record, ready=False)
+        slot = _Slot(record)
         self._queue.append(slot)
         self._waiting.setdefault(record.agent, []).append(slot)
 
-    def add(self, item: Record | InputError) -> None:
-        """Queue a record that needs nothing more (a step boundary, a recorded reminder, a malformed line)."""
-        self._queue.append(_Slot(item, ready=True))
+    def skip(self, line: int, label: str) -> None:
+        """Queue a ``skipped`` record: a record of the format at ``line`` that the importer does not read."""
+        self._queue.append(Record("skipped", line, text=label))
 
     def resolve(self, agent: str | None, call_id: str, result: Any, error: str | None, denied: bool = False) -> bool:
         """Give the waiting call ``call_id`` of ``agent`` its outcome; False when no such call is waiting."""
         waiting = self._waiting.get(agent, [])
         for index, slot in enumerate(waiting):
-            if isinstance(slot.item, Record) and slot.item.call_id == call_id:
+            if slot.item.call_id == call_id:
                 slot.result, slot.error, slot.ready = result, error, True
                 slot.denied = slot.denied or denied
                 del waiting[index]
@@ -87,11 +98,18 @@ class Pending:
     def release(self) -> Iterator[Record | InputError]:
         """The records ready at the head of the queue, in input order."""
         queue = self._queue
-        while queue and (queue[0].ready or len(queue) > self._limit):
-            slot = queue.popleft()
-            if not slot.ready:
-                self._forget(slot)
-            yield slot.output()
+        while queue:
+            head = queue[0]
+            if isinstance(head, _Slot):
+                if not head.ready:
+                    if len(queue) <= self._limit:
+                        return
+                    self._forget(head)
+                queue.popleft()
+                yield head.output()
+            else:
+                queue.popleft()
+                yield head
 
     def finish(self) -> Iterator[Record | InputError]:
         """End of input: every step ends, and everything left is released."""
@@ -100,24 +118,44 @@ class Pending:
         yield from self.release()
 
     def _forget(self, slot: _Slot) -> None:
-        agent = slot.item.agent if isinstance(slot.item, Record) else None
-        waiting = self._waiting.get(agent, [])
+        waiting = self._waiting.get(slot.item.agent, [])
         waiting[:] = [other for other in waiting if other is not slot]
 
 
-def read_messages(
-    path: str, lines: Lines, handle: Callable[[Pending, int, Any], str | None]
+def read_loop(
+    path: str,
+    items: Iterable[tuple[int, Any] | InputError],
+    pending: Pending,
+    handle: Handle,
+    quick: Quick | None = None,
 ) -> Iterator[Record | InputError]:
-    """The records of a message list (OpenAI, Anthropic): ``handle`` queues each message's records, or says what is
-    wrong with it; records leave in input order."""
-    pending = Pending()
-    for item in messages(path, lines):
-        if isinstance(item, InputError):
-            pending.add(item)
+    """The records of an input, in input order: ``handle`` queues each decoded value's records in ``pending`` (or
+    says what is wrong with it); a line that did not decode is queued as its InputError; at the end every step ends.
+    Every importer reads through this loop. ``quick``, when given, is tried first while nothing is queued: its
+    record goes out at once, as ``handle`` would have sent it."""
+    queue = pending._queue
+    for item in items:
+        if type(item) is tuple:
+            line, value = item
+            if quick is not None and not queue:
+                record = quick(line, value)
+                if record is not None:
+                    yield record
+                    continue
+            problem = handle(line, value)
+            if problem is not None:
+                queue.append(InputError(path, line, problem))
         else:
-            number, message = item
-            problem = handle(pending, number, message)
-            if problem:
-                pending.add(InputError(path, number, problem))
-        yield from pending.release()
+            queue.append(item)  # type: ignore[arg-type]  # an InputError: a line that is not JSON
+        # Pending.release() inlined for the head that is ready at once, as nearly every record is.
+        while queue and type(queue[0]) is not _Slot:
+            yield queue.popleft()  # type: ignore[misc]  # not a _Slot
+        if queue:
+            yield from pending.release()
     yield from pending.finish()
+
+
+def read_messages(path: str, lines: Lines, pending: Pending, handle: Handle) -> Iterator[Record | InputError]:
+    """The records of a message list (OpenAI, Anthropic): a JSON array of messages, a request body, or JSON Lines of
+    messages, read through ``read_loop``."""
+    return read_loop(path, messages(path, lines), pending, handle)
