@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from chromium import Browser, executable
-from conftest import REPO, SHARED_FIXTURES
-from test_report_command import by_threshold, recorded_inputs, summary_figures
+from conftest import SHARED_FIXTURES
+from test_report_command import summary_figures
 from toolguards.cli import main
 
 pytestmark = [
@@ -20,7 +20,6 @@ pytestmark = [
     pytest.mark.skipif(not SHARED_FIXTURES.is_dir(), reason=f"the shared fixtures are not here ({SHARED_FIXTURES})"),
 ]
 
-POLLING = REPO / "examples" / "openai-polling-session.json"
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +34,26 @@ def opened(browser: Browser, page: Path) -> None:
     assert browser.evaluate("document.documentElement.getAttribute('data-ready')") == "1"  # the script ran
 
 
-def test_the_page_of_the_recorded_sessions(browser, tmp_path, capsys):
-    assert main(["replay", "--summary", *recorded_inputs()]) == 0
+CODEX = SHARED_FIXTURES / "hosts" / "sessions" / "codex-rollout" / "codemie-rollout-2026-05-11T11-26-55.jsonl"
+PELICAN = SHARED_FIXTURES / "transcripts" / "anthropic-llm-anthropic-test-tools.json"
+
+
+@pytest.mark.parametrize(
+    ("options", "first_row"),
+    [
+        # `toolguards report ../shared/fixtures/`: its one repeated call is a tool asked twice, with two answers.
+        ([], [str(PELICAN), "main", "pelican_name_generator", "2 Δ", "{}", f"{PELICAN}:11"]),
+        # Codex polls counted: the rollout's six identical write_stdin polls come first.
+        (["--count-polls"], [str(CODEX), "019e1625-789d-76c0-80ab-3724b5ddb799", "write_stdin", "6 Δ",
+                             '{"chars":"","max_output_tokens":22000,"session_id":98003,"yield_time_ms":1000}',
+                             f"{CODEX}:330"]),
+    ],
+)
+def test_the_page_of_the_shared_fixtures(browser, tmp_path, capsys, options, first_row):
+    code = main(["replay", "--summary", *options, str(SHARED_FIXTURES)])
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("replayed "))
     page = tmp_path / "report.html"
-    assert main(["report", "-o", str(page), *recorded_inputs()]) == 0
+    assert main(["report", "-o", str(page), *options, str(SHARED_FIXTURES)]) == code  # 1: its schema files fail
     capsys.readouterr()
     opened(browser, page)
 
@@ -56,14 +70,12 @@ def test_the_page_of_the_recorded_sessions(browser, tmp_path, capsys):
         "[...document.querySelectorAll('#reminders-by-threshold tbody tr')]"
         ".map(r => [r.dataset.guard, r.dataset.count, r.querySelector('.drawn').textContent])"
     )
-    assert by_threshold("".join(
-        f'<tr data-guard="{g}" data-count="{c}">x<td class="num drawn">{n}</td>' for g, c, n in rows
-    )) == counts
+    assert {(guard, int(count)): int(n) for guard, count, n in rows} == counts
 
     first = browser.evaluate(
         "[...document.querySelector('#longest-runs tbody tr').cells].slice(1).map(c => c.textContent.trim())"
     )
-    assert first == [str(POLLING), "main", "get_deploy_status", "7 Δ", '{"job_id":"dep-7731"}', f"{POLLING}:6"]
+    assert first == first_row
 
     # The script works: a click sorts the table by length (shortest first), the filter hides sessions.
     lengths = "[...document.querySelectorAll('#longest-runs tbody td.length')].map(c => Number(c.dataset.v))"

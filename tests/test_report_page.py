@@ -197,3 +197,20 @@ def test_configured_thresholds_are_marked_and_tools_that_never_repeat_are_left_o
     tools_table = page[page.index('class="sortable what-if-tools"'):]
     tools_table = tools_table[: tools_table.index("</table>")]
     assert "<code>grep</code>" in tools_table and "<code>ls</code>" not in tools_table
+
+
+def test_the_problems_section_lists_failed_inputs_and_records_not_read(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("toolguards.report.page.MAX_FAILURES", 2)
+    path = events_file(tmp_path, "s.jsonl", [{"type": "nope"}, post("m", "grep", {}), {"type": "also"}, {"type": "nope"}])
+    missing = [str(tmp_path / f"missing{i}.jsonl") for i in range(3)]
+    assert main(["report", "-o", "-", path, *missing]) == 1
+    page = capsys.readouterr().out
+    section = page[page.index('<section id="problems">'):]
+    assert [html.unescape(m) for m in re.findall(r"<li><code>(.*?)</code></li>", section)] == [
+        f"{missing[0]}:1: cannot read the input: No such file or directory",
+        f"{missing[1]}:1: cannot read the input: No such file or directory",
+    ]
+    assert "and 1 more input" in section
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td><code>(\w+)</code></td><td>(\w+)</td><td><code>(.*?)</code>',
+                      section)
+    assert rows == [("2", "nope", "events", f"{path}:1"), ("1", "also", "events", f"{path}:3")]

@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 
 from conftest import REPO, SHARED_FIXTURES
 from toolguards.loader import from_mapping
-from toolguards.replay.importers import detect_format, read_records
-from toolguards.replay.records import Record
+from toolguards.replay.records import ImportOptions, Record
 from toolguards.replay.runner import Outcome, replay
-from toolguards.replay.source import Source
+from toolguards.replay.session import Input, Reading
 from toolguards.report import WHAT_IF, Analyser, Report, merge
 
 
@@ -151,8 +150,8 @@ def test_the_compared_guard_files_what_if_is_what_it_draws(sessions, patterns, f
 
 def recorded() -> list[Path]:
     found = sorted((REPO / "examples").glob("*session*"))
-    for folder in ("dsh-sessions", "transcripts"):
-        found += sorted(p for p in (SHARED_FIXTURES / folder).glob("*.json*"))
+    for folder in ("dsh-sessions", "transcripts", "hosts/sessions"):
+        found += sorted(p for p in (SHARED_FIXTURES / folder).rglob("*.json*"))
     return found
 
 
@@ -160,13 +159,9 @@ def recorded() -> list[Path]:
 def test_the_what_if_is_what_the_guard_draws_on_the_recorded_sessions():
     sessions = []
     for path in recorded():
-        source = Source(str(path))
-        try:
-            fmt = detect_format(source.display, source.head)
-            assert fmt is not None, path
-            sessions.append([r for r in read_records(fmt, source.display, source) if isinstance(r, Record)])
-        finally:
-            source.close()
-    assert sum(1 for records in sessions for r in records if r.kind == "post-execute") > 80
+        with Input(str(path), Reading(options=ImportOptions(count_polls=True))) as opened:
+            assert opened.format is not None, path
+            sessions.append([r for r in opened.records() if isinstance(r, Record)])
+    assert sum(1 for records in sessions for r in records if r.kind == "post-execute") >= 250
     check(sessions)
     check(sessions, exclude=("todo_write",))

@@ -1,25 +1,31 @@
 """``toolguards report PATH ...``: recorded sessions in, one self-contained HTML page of runs, thresholds and what-ifs
 out (``toolguards-report.html``, or ``-o FILE``; ``-o -`` writes it to stdout).
 
-The inputs are read as ``toolguards replay`` reads them, each its own session, analysed in ``--jobs`` processes; the
-page is written only once every input has been read. Exit codes: 0 written; 1 an unreadable or malformed input, or a
-config problem; 2 a usage error (an input whose format cannot be told: give --input-format; a locale the page has no
-labels in).
+The inputs are those of ``toolguards replay``: files, and folders standing for every ``*.jsonl`` and ``*.json`` file
+under them, each file its own session, read in ``--jobs`` processes. An input that cannot be read is reported as
+``path:line: message`` on stderr, listed on the page, and the run goes on; the page is written once every input has
+been read. Exit codes: 0 every input read and the page written; 1 an input could not be read (the page is written
+all the same), a config problem, or the page could not be written; 2 a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from functools import partial
 
 from ..diagnostics import ConfigError
+from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.importers import FORMATS
-from ..report import Job, Problem, SessionReport, locales, merge, render_page, resolve_page_locale, setup, work
+from ..replay.records import ImportOptions
+from ..replay.session import Reading
+from ..report import Analyser, Job, Problem, Report, locales, render_page, resolve_page_locale, setup, work
 
 HELP = "turn recorded sessions into one self-contained HTML page of runs, thresholds and what-ifs"
+EPILOG = (
+    "exit codes: 0 every input read and the page written; 1 an input could not be read (the page is written all the "
+    "same), a config problem, or the page could not be written; 2 a usage error"
+)
 
 DEFAULT_OUTPUT = "toolguards-report.html"
 
@@ -30,25 +36,34 @@ class UsageError(Exception):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register report's arguments."""
+    parser.epilog = EPILOG
     add = parser.add_argument
-    add("inputs", nargs="+", metavar="PATH", help="session files (- for stdin); each is its own session")
+    add("inputs", nargs="+", metavar="PATH",
+        help="session files, or folders of them (every *.jsonl and *.json under it); - for stdin; each file is its "
+             "own session")
     add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
     add("--compare", metavar="PATH", help="a second guard file, shown side by side with the first")
     add("-o", "--output", metavar="FILE", default=DEFAULT_OUTPUT,
         help=f"the page (default: {DEFAULT_OUTPUT}; - for stdout)")
     add("--input-format", choices=("auto", *FORMATS), default="auto", help="format of the inputs (default: detected)")
-    add("--jobs", type=_jobs, default=1, metavar="N", help="read the inputs in N processes (default: 1)")
+    add("--jobs", type=_positive, metavar="N",
+        help="read files in N processes (default: the number of cores, at most the number of files); the page is "
+             "the same as with --jobs 1")
     add("--locale", metavar="LOC", help="page and reminder locale (default: the guard file's, else en)")
     add("--skip-bad-lines", action="store_true", help="skip malformed input lines (counted) instead of stopping")
+    add("--strict", action="store_true",
+        help="a record of a known format that its importer does not read is an error, not a count on the page")
+    add("--count-polls", action="store_true",
+        help="Codex: count write_stdin polls of a running command, which the live hook never sees")
 
 
-def _jobs(text: str) -> int:
+def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of processes, 1 or more, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
 
 
@@ -65,61 +80,64 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    job = Job(args.config, args.compare, args.locale, args.input_format, args.skip_bad_lines)
-    if args.inputs.count("-") > 1:
-        raise UsageError("stdin (-) can be read once")
+    reading = Reading(args.input_format, ImportOptions(count_polls=args.count_polls), args.strict, args.skip_bad_lines)
+    job = Job(args.config, args.compare, args.locale, reading)
     analyser = setup(job)  # a bad guard file fails before any input is opened
-    requested = args.locale or analyser.engines[0].locale
-    locale = resolve_page_locale(requested)
-    if locale is None:
-        if args.locale:
-            raise UsageError(f"the page has no labels in locale {args.locale!r} (known: {', '.join(locales())})")
-        print(f"toolguards report: the page has no labels in locale {requested!r}; writing it in en", file=sys.stderr)
-        locale = "en"
-    sessions: list[SessionReport] = []
-    for result in _each(job, analyser, args.inputs, args.jobs):
+    locale = _locale(args.locale, analyser.engines[0].locale)
+    paths, problems = expand_inputs(args.inputs)
+    report = Report(analyser.views)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+        report.problem(str(problem))
+    jobs = 1 if "-" in paths else min(args.jobs or cores(), max(len(paths), 1))
+    start = partial(_same, analyser) if jobs == 1 else partial(setup, job)
+    for result in run_each(work, start, paths, jobs, progress=len(paths) > 1):
         if isinstance(result, Problem):
-            print(result.message if not result.usage else f"toolguards report: {result.message}", file=sys.stderr)
-            return 2 if result.usage else 1
+            print(result.message, file=sys.stderr)
+            report.problem(result.message)
+            continue
         for line in result.skipped:
             print(f"{line} (skipped)", file=sys.stderr)
-        sessions.append(result)
-    page = render_page(merge(analyser.views, sessions), locale)
-    if args.output == "-":
-        out = sys.stdout
-        reconfigure = getattr(out, "reconfigure", None)
+        if result.failed is not None:
+            print(result.failed, file=sys.stderr)
+        report.add(result)
+    if not _write(args.output, render_page(report, locale), len(report.sessions)):
+        return 1
+    return 1 if report.failures else 0
+
+
+def _same(analyser: Analyser) -> Analyser:
+    # One process: the engines loaded to check the guard files are the ones that read the inputs.
+    return analyser
+
+
+def _locale(requested: str | None, guard_file_locale: str) -> str:
+    """The page's locale: --locale, else the guard file's (the page in English where it has no labels for that)."""
+    found = resolve_page_locale(requested or guard_file_locale)
+    if found is not None:
+        return found
+    if requested:
+        raise UsageError(f"the page has no labels in locale {requested!r} (known: {', '.join(locales())})")
+    print(f"toolguards report: the page has no labels in locale {guard_file_locale!r}; writing it in en",
+          file=sys.stderr)
+    return "en"
+
+
+def _write(output: str, page: str, sessions: int) -> bool:
+    """Write the page; False (with the reason on stderr) when it cannot be written."""
+    if output == "-":
+        reconfigure = getattr(sys.stdout, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(encoding="utf-8", newline="\n")
-        out.write(page)
-        return 0
+        sys.stdout.write(page)
+        return True
     try:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as handle:
+        with open(output, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(page)
     except OSError as exc:
-        print(f"toolguards report: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        print(f"toolguards report: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        return False
     size = len(page.encode("utf-8"))
-    print(f"toolguards report: wrote {args.output} ({len(sessions)} session{'s' if len(sessions) != 1 else ''}, "
+    print(f"toolguards report: wrote {output} ({sessions} session{'s' if sessions != 1 else ''}, "
           f"{size / 1024:.0f} KiB)", file=sys.stderr)
-    return 0
-
-
-_WORKER: dict[str, Any] = {}
-
-
-def _start(job: Job) -> None:
-    _WORKER["analyser"] = setup(job)
-
-
-def _work_in_worker(job: Job, path: str) -> SessionReport | Problem:
-    return work(job, _WORKER["analyser"], path)
-
-
-def _each(job: Job, analyser: Any, paths: list[str], jobs: int) -> Iterator[SessionReport | Problem]:
-    """Every input's result, in input order."""
-    if jobs <= 1 or len(paths) <= 1:
-        for path in paths:
-            yield work(job, analyser, path)
-        return
-    with ProcessPoolExecutor(min(jobs, len(paths)), initializer=_start, initargs=(job,)) as pool:
-        yield from pool.map(_work_in_worker, [job] * len(paths), paths)
+    return True

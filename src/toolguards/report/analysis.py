@@ -164,6 +164,10 @@ class SessionReport:
     reminders: tuple[int, ...]
     #: malformed lines passed over (with --skip-bad-lines), as ``path:line: message``
     skipped: tuple[str, ...] = ()
+    #: (format, type label) → (records of that type its importer does not read, path and line of the first)
+    unread: Mapping[tuple[str, str], tuple[int, str, int]] = field(default_factory=dict)
+    #: the problem that ended the input before its end (its figures are those up to there)
+    failed: str | None = None
 
 
 @dataclass
@@ -177,11 +181,24 @@ class Report:
     agents: set[str] = field(default_factory=set)
     tools: dict[str, ToolTally] = field(default_factory=dict)
     longest: list[LongRun] = field(default_factory=list)
+    #: every input that failed, as ``path:line: message``, in input order (those never opened are no session)
+    failures: list[str] = field(default_factory=list)
+    #: (format, type label) → (records not read, path and line of the first)
+    unread: dict[tuple[str, str], tuple[int, str, int]] = field(default_factory=dict)
+
+    def problem(self, message: str) -> None:
+        """An input (or a folder) that could not be opened."""
+        self.failures.append(message)
 
     def add(self, session: SessionReport) -> None:
         """Merge one session's figures (sessions are added in input order)."""
         position = len(self.sessions)
         self.sessions.append(session)
+        if session.failed is not None:
+            self.failures.append(session.failed)
+        for key, (count, path, line) in session.unread.items():
+            found = self.unread.get(key)
+            self.unread[key] = (count, path, line) if found is None else (found[0] + count, found[1], found[2])
         self.calls += session.calls
         self.skipped += len(session.skipped)
         self.agents.update(session.agents)

@@ -1,5 +1,6 @@
-"""The report's inputs: each one read and analysed where it is opened, so that worker processes hand back only its
-figures (a ``SessionReport``) or the problem that stopped it.
+"""The report's inputs, read as ``toolguards replay`` reads them (``replay.session.Input``: every format, detected per
+input) and each analysed where it is opened, so that a worker process of ``replay.batch.run_each`` hands back only its
+figures (a ``SessionReport``) or the problem that kept it from being opened.
 
 ``Job`` says how every input is read and which guard files judge it; ``setup`` loads those once per process and
 ``work`` analyses one input. Both are module-level functions of picklable values, ready for a process pool.
@@ -7,13 +8,11 @@ figures (a ``SessionReport``) or the problem that stopped it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..diagnostics import ConfigError
 from ..loader import load
-from ..replay.importers import detect_format, read_records
 from ..replay.records import InputError
-from ..replay.source import Source
+from ..replay.session import Input, Reading
 from ..resources import default_guard_file
 from .analysis import SessionReport
 from .session import Analyser
@@ -24,13 +23,12 @@ __all__ = ["Job", "Problem", "setup", "work"]
 @dataclass(frozen=True)
 class Job:
     """How a report reads its inputs: the guard files (``config`` None: the shipped default), the reminder locale,
-    the input format (``auto``: detected per input) and whether malformed lines are passed over."""
+    and how each input is read."""
 
     config: str | None = None
     compare: str | None = None
     locale: str | None = None
-    input_format: str = "auto"
-    skip_bad_lines: bool = False
+    reading: Reading = field(default_factory=Reading)
 
     def names(self) -> list[str]:
         """How the page names the guard files."""
@@ -42,10 +40,9 @@ class Job:
 
 @dataclass(frozen=True)
 class Problem:
-    """Why an input could not be analysed: the message, and whether it is a usage error (exit 2) or not (exit 1)."""
+    """An input that could not be opened (missing, unreadable, or of a format that cannot be told): not a session."""
 
     message: str
-    usage: bool = False
 
 
 def setup(job: Job) -> Analyser:
@@ -53,24 +50,14 @@ def setup(job: Job) -> Analyser:
     engines = [load(job.config or default_guard_file(), locale=job.locale)]
     if job.compare:
         engines.append(load(job.compare, locale=job.locale))
-    return Analyser(engines, job.names())
+    return Analyser(engines, job.names(), job.reading)
 
 
-def work(job: Job, analyser: Analyser, path: str) -> SessionReport | Problem:
-    """The figures of one input, or the problem that stopped it."""
+def work(analyser: Analyser, path: str) -> SessionReport | Problem:
+    """The figures of one input (up to the problem that ended it, if one did), or why it could not be opened."""
     try:
-        source = Source(path)
-    except OSError as exc:
-        return Problem(str(InputError(path, 1, f"cannot read the input: {exc.strerror or exc}")))
-    try:
-        fmt: str | None = job.input_format
-        if fmt == "auto":
-            fmt = detect_format(source.display, source.head)
-        if fmt is None:
-            return Problem(f"{source.display}: cannot tell the input format; give --input-format", usage=True)
-        records = read_records(fmt, source.display, source)
-        return analyser.analyse(source.display, fmt, records, skip_bad_lines=job.skip_bad_lines)
-    except (InputError, ConfigError) as exc:
+        opened = Input(path, analyser.reading)
+    except InputError as exc:
         return Problem(str(exc))
-    finally:
-        source.close()
+    with opened:
+        return analyser.analyse(opened.display, opened.format, opened.records(), bad_line=opened.source.bad_line)

@@ -28,6 +28,8 @@ __all__ = ["FOLD_ABOVE", "locales", "render_page", "report_templates_dir", "reso
 
 #: timelines start folded when there are more sessions than this
 FOLD_ABOVE = 12
+#: inputs that failed, listed by name (the rest are counted)
+MAX_FAILURES = 200
 
 
 def report_templates_dir() -> Path:
@@ -155,8 +157,15 @@ def _context(report: Report) -> dict[str, object]:
             "agents": len(report.agents),
             "calls": report.calls,
             "skipped": report.skipped,
+            "unread": sum(count for count, _, _ in report.unread.values()),
+            "failed": len(report.failures),
             "reminders": [sum(side.values()) for side in drawn],
         },
+        "failures": report.failures,
+        "max_failures": MAX_FAILURES,
+        # As replay --summary lists them: the commonest first.
+        "unread": [(fmt, label, count, path, line) for (fmt, label), (count, path, line)
+                   in sorted(report.unread.items(), key=lambda item: (-item[1][0], item[0]))],
         "reminder_rows": [ReminderRow(key[0], key[1], key[2], tuple(side[key] for side in drawn)) for key in keys],
         "thresholds": thresholds,
         "what_if": what_if,

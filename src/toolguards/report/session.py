@@ -10,13 +10,14 @@ makes the engines forget every agent the input had, so each input is its own ses
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..engine import Engine
 from ..guard import Call
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
 from ..replay.records import InputError, Record
+from ..replay.session import Reading, reset
 from .analysis import LONGEST, GuardView, LongRun, SessionReport, Side, ToolTally
 from .chains import Chains, Run
 from .timeline import TimelineBuilder
@@ -36,25 +37,34 @@ def guard_view(name: str, engine: Engine) -> GuardView:
 
 
 class Analyser:
-    """The engines of the guard files (the first is ``--config``, a second ``--compare``), reused for every input."""
+    """The engines of the guard files (the first is ``--config``, a second ``--compare``), reused for every input,
+    and how the inputs are read."""
 
-    def __init__(self, engines: Sequence[Engine], names: Sequence[str]) -> None:
+    def __init__(self, engines: Sequence[Engine], names: Sequence[str], reading: Reading | None = None) -> None:
         self.engines = tuple(engines)
         self.views = tuple(guard_view(name, engine) for name, engine in zip(names, self.engines, strict=True))
+        self.reading = Reading() if reading is None else reading
 
     def analyse(
-        self, path: str, fmt: str | None, records: Iterable[Record | InputError], *, skip_bad_lines: bool = False
+        self, path: str, fmt: str | None, records: Iterable[Record | InputError], *,
+        bad_line: Callable[[UnicodeDecodeError], InputError] | None = None,
     ) -> SessionReport:
-        """The figures of one input's records (``path`` names it on the page). A malformed line raises its
-        InputError, or is counted and passed over with ``skip_bad_lines``."""
+        """The figures of one input's records (``path`` names it on the page). A malformed line is counted and
+        passed over with ``skip_bad_lines``; otherwise it ends the input, which keeps its figures so far and the
+        problem as ``failed`` (as replay counts it). ``bad_line`` turns a line found not UTF-8 into that problem."""
         session = _Session(path, self.views)
+        failed = None
         try:
-            session.read(self.engines, records, skip_bad_lines)
+            session.read(self.engines, records, self.reading.skip_bad_lines, fmt or "?")
+        except InputError as exc:
+            failed = str(exc)
+        except UnicodeDecodeError as exc:  # a line let through by an importer that iterates the lines itself
+            if bad_line is None:
+                raise
+            failed = str(bad_line(exc))
         finally:
-            for engine in self.engines:
-                for agent in session.agents:
-                    engine.forget(agent)
-        return session.finish(fmt)
+            reset(self.engines, session.agents)
+        return session.finish(fmt, failed)
 
 
 class _Session:
@@ -68,6 +78,8 @@ class _Session:
         self.agents: set[str] = set()
         self.calls = 0
         self.skipped: list[str] = []
+        #: (format, type label) → (records of that type the importer does not read, path and line of the first)
+        self.unread: dict[tuple[str, str], tuple[int, str, int]] = {}
         self.reminders = [0] * self.sides
         self.timeline = TimelineBuilder()
         self._longest: list[tuple[int, int, int]] = []  # a heap of (length, -index, id): the shortest kept on top
@@ -84,7 +96,9 @@ class _Session:
             found = self.tools[tool] = ToolTally(sides=[Side() for _ in range(self.sides)])
         return found
 
-    def read(self, engines: tuple[Engine, ...], records: Iterable[Record | InputError], skip_bad_lines: bool) -> None:
+    def read(
+        self, engines: tuple[Engine, ...], records: Iterable[Record | InputError], skip_bad_lines: bool, fmt: str
+    ) -> None:
         for item in records:
             if isinstance(item, InputError):
                 if not skip_bad_lines:
@@ -103,6 +117,10 @@ class _Session:
                     engine.forget(item.agent)
                 for chains in self.chains:
                     chains.end(item.agent)
+            elif item.kind == "skipped":
+                key = (fmt, item.text)
+                found = self.unread.get(key)
+                self.unread[key] = (1, self.path, item.line) if found is None else (found[0] + 1, found[1], found[2])
 
     def call(self, engines: tuple[Engine, ...], record: Record) -> None:
         call = Call(record)
@@ -151,7 +169,7 @@ class _Session:
     def _finished_second(self, run: Run) -> None:
         self.tally(run.tool).sides[1].plain[run.length] += 1
 
-    def finish(self, fmt: str | None) -> SessionReport:
+    def finish(self, fmt: str | None, failed: str | None) -> SessionReport:
         for chains in self.chains:
             chains.finish()
         for side, chains in enumerate(self.chains):
@@ -165,6 +183,6 @@ class _Session:
                          key=LongRun.order)
         return SessionReport(
             self.path, fmt, self.calls, frozenset(self.agents), self.tools, tuple(longest),
-            self.timeline.finish(), tuple(self.reminders), tuple(self.skipped),
+            self.timeline.finish(), tuple(self.reminders), tuple(self.skipped), self.unread, failed,
         )
 
