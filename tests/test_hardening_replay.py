@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from conftest import SHARED_FIXTURES
 from toolguards.cli import main
 from toolguards.events import PostToolDecision
+from toolguards.guard import Call
 from toolguards.replay.importers import _json
 from toolguards.replay.importers import events as events_format
 from toolguards.replay.records import InputError, Record
@@ -86,7 +87,8 @@ def test_the_quick_event_check_agrees_with_the_careful_one(seed: int) -> None:
 @settings(max_examples=200, deadline=None)
 @given(agent=st.none() | st.text(), tool=st.text(min_size=1), line=st.integers(min_value=1))
 def test_a_call_without_reminders_prints_as_json_dumps_prints_it(agent: str | None, tool: str, line: int) -> None:
-    outcome = Outcome(Record("post-execute", line, agent=agent, tool=tool, arguments={}), (PostToolDecision(),))
+    record = Record("post-execute", line, agent=agent, tool=tool, arguments={})
+    outcome = Outcome(record, (PostToolDecision(),), Call(record))
     expected = json.dumps({"line": line, "agent": agent, "tool": tool, "contexts": []}, ensure_ascii=False) + "\n"
     assert jsonl_line(outcome) == expected
 

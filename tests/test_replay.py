@@ -115,6 +115,40 @@ def test_summary_reports_runs_and_advice(tmp_path, capsys):
     assert "advice: `status` had 3 runs of 3 or more identical calls: it is probably polled" in out
 
 
+def test_the_summary_shares_the_guards_canonical_form(tmp_path, capsys, monkeypatch):
+    # One definition of an identical call: the statistics read the canonical text the guards made, never a second.
+    import toolguards.canonical as canonical_module
+
+    made: list[object] = []
+    real = canonical_module.fast_text
+
+    def counting(value: object) -> str | None:  # every canonical form, whoever asks for it, starts here
+        made.append(value)
+        return real(value)
+
+    monkeypatch.setattr(canonical_module, "fast_text", counting)
+    lines = [call(tool="status", arguments={"job": 1}, result={"state": n // 2}) for n in range(6)]
+    path = events(tmp_path, lines)
+    assert main(["replay", "--jobs", "1", "--summary", path]) == 0
+    assert len(made) == 12  # each call's arguments and result, once each
+    out = capsys.readouterr().out
+    assert "  status: 6 calls; repeated runs: 6×1; reminders: at 3: 1, at 5: 1\n" in out
+    assert "its result changed during 1 of them" in out
+
+
+def test_without_a_repeat_guard_the_summary_gives_no_advice(tmp_path, capsys):
+    config = tmp_path / "cycles.yaml"
+    config.write_text("guards:\n  - id: cycle-reminder\n", encoding="utf-8")
+    lines = []
+    for _ in range(3):  # three long runs: what the repeat guard's advice would call polling
+        lines += [call(tool="status", arguments={"job": 1})] * 4 + [call(tool="other", arguments={})]
+    path = events(tmp_path, lines)
+    assert main(["replay", "--summary", "--config", str(config), path]) == 0
+    out = capsys.readouterr().out
+    assert "  status: 12 calls; repeated runs: 4×3; reminders: none\n" in out
+    assert "advice" not in out
+
+
 def test_compare_shows_the_difference(tmp_path, capsys):
     other = tmp_path / "other.yaml"
     other.write_text("guards:\n  - id: repeat-tool-reminder\n    config: {thresholds: [2]}\n", encoding="utf-8")

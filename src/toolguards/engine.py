@@ -50,13 +50,13 @@ class Engine:
         ids = ", ".join(guard.id for guard in self.guards)
         return f"<Engine {self.source} locale={self.locale} guards=[{ids}]>"
 
-    def post_execute(self, event: ToolCall, next: Next | None = None) -> Any:
+    def post_execute(self, event: ToolCall | Call, next: Next | None = None) -> Any:
         """Count ``event`` in every guard, run ``next``, and fold the guards' reminders into its decision."""
         effects = self._observe(event)
         decision = _ACCEPT if next is None else next()
         return decision if effects is None else self._fold(decision, effects)
 
-    async def apost_execute(self, event: ToolCall, next: Next | None = None) -> Any:
+    async def apost_execute(self, event: ToolCall | Call, next: Next | None = None) -> Any:
         """As ``post_execute``, for hosts whose ``next`` may return an awaitable."""
         effects = self._observe(event)
         decision = _ACCEPT if next is None else next()

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from ..diagnostics import ConfigError
 from ..engine import Engine
+from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..loader import load
 from ..replay.batch import Spill, cores, expand_inputs, run_each
 from ..replay.importers import FORMATS
@@ -271,7 +272,9 @@ def _replay_file(worker: _Worker, path: str) -> _Result:
     return result
 
 
-def _finish(args: argparse.Namespace, out: TextIO, totals: Totals, compared: _Compared, first_threshold: int) -> None:
+def _finish(
+    args: argparse.Namespace, out: TextIO, totals: Totals, compared: _Compared, first_threshold: int | None
+) -> None:
     # With jsonl or --check, stdout belongs to the machine-readable output: the summary goes to stderr.
     sink = sys.stderr if args.format == "jsonl" or args.check else out
     out.flush()
@@ -287,9 +290,10 @@ def _finish(args: argparse.Namespace, out: TextIO, totals: Totals, compared: _Co
         )
 
 
-def _first_threshold(engine: Engine) -> int:
+def _first_threshold(engine: Engine) -> int | None:
+    """The first threshold of the file's first repeat-tool-reminder guard, which the summary's advice is about; None
+    (no advice) for a file without one."""
     for guard in engine.guards:
-        thresholds = getattr(getattr(guard, "settings", None), "thresholds", None)
-        if thresholds:
-            return int(thresholds[0])
-    return 3
+        if isinstance(guard, RepeatToolReminder):
+            return guard.settings.thresholds[0]
+    return None

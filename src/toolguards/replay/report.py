@@ -10,7 +10,7 @@ from typing import Any
 from ..events import ContextEntry
 from .records import Record
 from .runner import Outcome
-from .stats import Totals, advice
+from .stats import UNLABELLED, Totals, advice
 
 __all__ = ["Check", "compare_text", "jsonl_line", "reminder_text", "summary_text", "totals_line"]
 
@@ -18,9 +18,12 @@ Write = Callable[[str], None]
 
 
 def _label(entry: ContextEntry) -> str:
-    guard = entry.source.get("plugin", "?")
-    template = entry.metadata.get("template")
-    return f"{guard}/{template}" if template else str(guard)
+    facts = entry.reminder
+    return f"{facts.guard}/{facts.template}" if facts is not None else UNLABELLED[0]
+
+
+def _summary(entry: ContextEntry, tool: str) -> str:
+    return entry.reminder.summary if entry.reminder is not None else tool
 
 
 def _where(path: str, record: Record) -> str:
@@ -31,7 +34,7 @@ def reminder_text(path: str, outcome: Outcome) -> str:
     """Each reminder of one call: a header (where, agent, tool and count), then the text as the model reads it."""
     blocks = []
     for entry in outcome.contexts:
-        summary = entry.source.get("summary") or outcome.record.tool
+        summary = _summary(entry, outcome.record.tool)
         blocks.append(f"── {path}:{outcome.record.line} · agent {outcome.record.agent} · {summary} · {_label(entry)}\n"
                       f"{entry.text}\n")
     return "\n".join(blocks)
@@ -73,7 +76,7 @@ def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | Non
         if not entries:
             lines.append(f"{name}: (nothing)")
         for entry in entries:
-            lines.append(f"{name}: {_label(entry)} · {entry.source.get('summary', '')}")
+            lines.append(f"{name}: {_label(entry)} · {_summary(entry, outcome.record.tool)}")
             lines.extend(f"    {text}" for text in entry.text.splitlines())
     return "\n".join(lines) + "\n"
 
@@ -101,8 +104,9 @@ def totals_line(totals: Totals, *, hint: bool = True) -> str:
     return text
 
 
-def summary_text(totals: Totals, first_threshold: int) -> str:
-    """Per tool: calls, runs of identical calls by length, reminders per threshold, and advice."""
+def summary_text(totals: Totals, first_threshold: int | None) -> str:
+    """Per tool: calls, runs of identical calls by length, reminders per threshold, and advice (about the first
+    threshold of a repeat-tool-reminder guard; none without one)."""
     heading = "per tool (runs = identical consecutive calls of one agent, by length):"
     lines = [totals_line(totals, hint=False), "", heading]
     for tool, stats in sorted(totals.tools.items(), key=lambda item: (-item[1].calls, item[0])):
@@ -111,7 +115,7 @@ def summary_text(totals: Totals, first_threshold: int) -> str:
         lines.append(
             f"  {tool}: {stats.calls} calls; repeated runs: {runs or 'none'}; reminders: {reminders or 'none'}"
         )
-        hint = advice(tool, stats, first_threshold)
+        hint = None if first_threshold is None else advice(tool, stats, first_threshold)
         if hint:
             lines.append(f"    advice: {hint}")
     if totals.unread:
@@ -136,12 +140,13 @@ class Check:
     def outcome(self, outcome: Outcome) -> None:
         """Note what the guards produced for one call."""
         for entry in outcome.contexts:
-            guard = str(entry.source.get("plugin"))
-            if guard in self.produced:
-                self.produced[guard].append(self._item(entry.source.get("summary"), entry.text))
+            facts = entry.reminder
+            if facts is not None and facts.guard in self.produced:
+                self.produced[facts.guard].append(self._item(facts.summary, entry.text))
 
     def recorded_reminder(self, record: Record) -> None:
-        """Note a reminder the log holds (only those of this file's guard ids are compared)."""
+        """Note a reminder the log holds (only those of this file's guard ids are compared): its source is the log's
+        own data, as the harness wrote it."""
         guard = str(record.source.get("plugin"))
         if guard in self.recorded:
             self.recorded[guard].append(self._item(record.source.get("summary"), record.text))

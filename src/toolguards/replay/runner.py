@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from ..engine import Engine
 from ..events import ContextEntry, PostToolDecision
+from ..guard import Call
 from .records import InputError, Record
 
 __all__ = ["Outcome", "Skipped", "replay"]
@@ -15,11 +16,15 @@ __all__ = ["Outcome", "Skipped", "replay"]
 class Outcome(NamedTuple):
     """What the guards of each engine made of one recorded tool call (one decision per engine, in order).
 
+    ``call`` is the call as the guards saw it: its canonical arguments and result, computed once, are what replay's
+    statistics compare too (``guard.call_key``), so there is one definition of an identical call.
+
     A named tuple rather than a frozen dataclass: a replay makes one per call, and building one costs a quarter as
     much."""
 
     record: Record
     decisions: tuple[PostToolDecision, ...]
+    call: Call
 
     @property
     def contexts(self) -> tuple[ContextEntry, ...]:
@@ -41,7 +46,7 @@ def replay(
     ``skip_bad_lines``.
     """
     first = engines[0].post_execute
-    new = tuple.__new__  # Outcome(item, decisions) without the named tuple's Python-level __new__
+    new = tuple.__new__  # Outcome(item, decisions, call) without the named tuple's Python-level __new__
     for item in items:
         if isinstance(item, InputError):
             if not skip_bad_lines:
@@ -50,11 +55,13 @@ def replay(
             continue
         kind = item.kind
         if kind == "post-execute":
-            # A record has every attribute of a ToolEvent (the engine's ToolCall): it goes in as it is.
+            # A record has every attribute of a ToolEvent (the engine's ToolCall); as a Call it is keyed once for
+            # every engine and for the statistics.
+            call = Call(item)
             if len(engines) == 1:  # the usual case, without a generator per call
-                yield new(Outcome, (item, (first(item),)))
+                yield new(Outcome, (item, (first(call),), call))
             else:
-                yield Outcome(item, tuple(engine.post_execute(item) for engine in engines))
+                yield Outcome(item, tuple(engine.post_execute(call) for engine in engines), call)
         elif kind == "pre-step":
             for engine in engines:
                 engine.pre_step(item.agent, user_prompt=item.user_prompt)

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ..canonical import canonicalize
+from ..guard import Call, call_key
 from .runner import Outcome
 
 __all__ = ["ToolStats", "Totals", "Unread", "advice"]
+
+#: How a reminder without its facts (a plugin kind that made a context without ``reminder``) is counted.
+UNLABELLED = ("(a context without reminder facts)", 0)
 
 # A tool with this many runs of at least the first threshold looks like polling rather than a loop.
 POLLING_RUNS = 3
@@ -69,7 +72,7 @@ class Totals:
 
     def add(self, outcome: Outcome) -> None:
         """Count one tool call and its reminders."""
-        record, decisions = outcome
+        record, decisions, call = outcome
         agent = record.agent
         self.calls += 1
         if agent is not None:
@@ -77,11 +80,10 @@ class Totals:
         stats = self.tools[record.tool]
         stats.calls += 1
         for entry in decisions[0].additional_contexts:
-            count = entry.metadata.get("count")
-            guard = str(entry.source.get("plugin", "?"))
-            stats.reminders[(guard, count if isinstance(count, int) else 0)] += 1
+            facts = entry.reminder  # None only for a plugin kind that made a context without its facts
+            stats.reminders[(facts.guard, facts.count) if facts is not None else UNLABELLED] += 1
         if self.runs:
-            self._follow(record.agent, record.tool, record.arguments, record.result)
+            self._follow(agent, call)
 
     def not_read(self, fmt: str, label: str, path: str, line: int) -> None:
         """Count a record of ``fmt`` that its importer does not read."""
@@ -110,9 +112,11 @@ class Totals:
             else:
                 self.unread[key] = Unread(unread.count, unread.path, unread.line)
 
-    def _follow(self, agent: str | None, tool: str, arguments: object, result: object) -> None:
-        key = hash((tool, canonicalize(arguments)))
-        answer = None if result is None else hash(canonicalize(result))
+    def _follow(self, agent: str | None, call: Call) -> None:
+        tool = call.tool
+        key = hash(call_key(call))  # the guards' own definition of an identical call, on the canonical form they made
+        result = call.canonical_result()
+        answer = None if result is None else hash(result)
         run = self._open.get(agent)
         if run is not None and run.tool == tool and run.key == key:
             run.length += 1
