@@ -10,20 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from chromium import Browser, executable
-from conftest import SHARED_FIXTURES
+from chromium import Browser
+from conftest import SHARED_FIXTURES, require
 from test_report_command import summary_figures
 from toolguards.cli import main
 
-pytestmark = [
-    pytest.mark.skipif(executable() is None, reason="chromium is not installed (Debian: apt-get install -y chromium)"),
-    pytest.mark.skipif(not SHARED_FIXTURES.is_dir(), reason=f"the shared fixtures are not here ({SHARED_FIXTURES})"),
-]
+pytestmark = pytest.mark.skipif(not SHARED_FIXTURES.is_dir(), reason=f"the shared fixtures are not here ({SHARED_FIXTURES})")
 
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory):
+    require("chromium", "the report's browser test drives it headless", "chromium")
     started = Browser(tmp_path_factory.mktemp("chromium-profile"))
     yield started
     started.close()
