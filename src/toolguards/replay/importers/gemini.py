@@ -50,7 +50,8 @@ from pathlib import PurePath
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._json import Lines, json_lines, json_type, loads, located, parse_arguments
+from ._document import located
+from ._json import Lines, json_lines, json_type, loads, parse_arguments
 from .pending import LIMIT, Pending, read_loop
 
 __all__ = ["FILE_NAME", "identifies", "read"]

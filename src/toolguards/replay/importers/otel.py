@@ -60,7 +60,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._json import Lines, json_lines, json_type, loads, located, message_list, parse_arguments
+from ._document import located, message_list
+from ._json import Lines, json_lines, json_type, loads, parse_arguments
 
 __all__ = ["FILE_NAME", "identifies", "read"]
 
