@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from ..records import InputError
 from ._json import WHITESPACE, DecodeError, Lines, at_column, decode, json_lines, loads, not_utf8
 
-__all__ = ["Located", "located", "located_error", "message_list", "messages"]
+__all__ = ["Located", "document_or_lines", "located", "located_error", "message_list", "messages"]
 
 
 class _Syntax(Exception):
@@ -245,3 +245,23 @@ def messages(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError]:
             yield from json_lines(path, itertools.chain([first], iterator), start=len(blank))
             return
     yield from message_list(path, "".join(blank) + first + lines.read())
+
+
+def document_or_lines(path: str, lines: Lines) -> str | Iterator[tuple[int, Any] | InputError]:
+    """An input that is JSON Lines or one document spread over lines, told apart by its first line with anything on
+    it: the whole text when that line is not a JSON value by itself (its blank lines kept, so that lines count from
+    the top), else its lines as ``json_lines`` reads them (none at all for an input of blank lines)."""
+    iterator = iter(lines)
+    blank = 0
+    for raw in iterator:
+        first = raw.removeprefix("\ufeff") if blank == 0 else raw  # a byte-order mark some editors write
+        if first.strip():
+            break
+        blank += 1
+    else:
+        return iter(())
+    try:
+        loads(first)
+    except ValueError:
+        return "\n" * blank + first + lines.read()
+    return json_lines(path, itertools.chain([first], iterator), start=blank)

@@ -41,7 +41,6 @@ Example (JSON Lines: a call recorded, then its message written again with the re
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from collections import OrderedDict
@@ -50,8 +49,8 @@ from pathlib import PurePath
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._document import located
-from ._json import Lines, json_lines, json_type, loads, parse_arguments
+from ._document import document_or_lines, located
+from ._json import Lines, json_type, parse_arguments
 from .pending import LIMIT, Pending, read_loop
 
 __all__ = ["FILE_NAME", "identifies", "read"]
@@ -78,23 +77,11 @@ def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> I
     """The records of one Gemini CLI recording, in input order."""
     del options  # no option concerns this format
     reader = _Reader(PurePath(path).stem or path)
-    iterator = iter(lines)
-    blank = 0
-    for raw in iterator:
-        first = raw.removeprefix("\ufeff") if blank == 0 else raw  # a byte-order mark some editors write
-        if first.strip():
-            break
-        blank += 1
+    form = document_or_lines(path, lines)
+    if isinstance(form, str):  # one document, spread over lines
+        yield from read_loop(path, reader.document(path, form), reader.pending, reader.listed)
     else:
-        return
-    try:
-        loads(first)
-    except ValueError:
-        messages = reader.document(path, "\n" * blank + first + lines.read())  # one document, spread over lines
-        yield from read_loop(path, messages, reader.pending, reader.listed)
-        return
-    items = json_lines(path, itertools.chain([first], iterator), start=blank)
-    yield from read_loop(path, items, reader.pending, reader.line)
+        yield from read_loop(path, form, reader.pending, reader.line)
 
 
 class _Reader:

@@ -51,7 +51,6 @@ Example (OTLP/JSON, one span)::
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Iterator
@@ -60,8 +59,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._document import located, message_list
-from ._json import Lines, json_lines, json_type, loads, parse_arguments
+from ._document import document_or_lines, located, message_list
+from ._json import Lines, json_type, parse_arguments
 
 __all__ = ["FILE_NAME", "identifies", "read"]
 
@@ -120,21 +119,11 @@ def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> I
 
 def _raw_spans(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError | Record]:
     """Each span of the input with its line, or a problem."""
-    iterator = iter(lines)
-    blank = 0
-    for raw in iterator:
-        first = raw.removeprefix("\ufeff") if blank == 0 else raw  # a byte-order mark some editors write
-        if first.strip():
-            break
-        blank += 1
-    else:
+    form = document_or_lines(path, lines)
+    if isinstance(form, str):
+        yield from _one_document(path, form)
         return
-    try:
-        loads(first)
-    except ValueError:
-        yield from _one_document(path, "\n" * blank + first + lines.read())
-        return
-    for item in json_lines(path, itertools.chain([first], iterator), start=blank):
+    for item in form:
         if isinstance(item, InputError):
             yield item
         elif isinstance(item[1], list):
