@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +13,18 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def require(program: str, why: str, package: str) -> str:
+    """The path of ``program``; where it is absent, the test skips with the reason on a developer's machine, and fails
+    in CI (``CI`` set), whose ``.ci/run`` installs it: a real part is never skipped there."""
+    found = shutil.which(program)
+    if found is None:
+        message = f"{program} is not installed: {why} (Debian: apt-get install {package})"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; .ci/run installs it")
+        pytest.skip(message)
+    return found
 SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
 
 

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
+from conftest import require
 
 REDIS_SERVER = shutil.which("redis-server")
 READY_TIMEOUT = 30.0
@@ -25,11 +25,7 @@ READY_TIMEOUT = 30.0
 
 def need_redis() -> str:
     """The redis-server binary; skip the test where it is absent (CI installs it, so there it fails instead)."""
-    if REDIS_SERVER is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is not installed (.ci/run installs it)")
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-    return REDIS_SERVER
+    return require("redis-server", "the Redis store's tests run a real server", "redis-server")
 
 
 def free_port() -> int:

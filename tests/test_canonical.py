@@ -7,7 +7,6 @@ import json
 import logging
 import math
 import random
-import shutil
 import subprocess
 import sys
 from collections import OrderedDict
@@ -20,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import require
 from toolguards import canonical
 from toolguards.canonical import canonicalize
 from toolguards.canonical_fast import fast_text
@@ -410,9 +410,7 @@ _RAW_LINES = [
 @pytest.fixture(scope="module")
 def javascript_texts(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
     """Generated documents as JSON lines, each with the canonical text Node.js gives it (one Node run for both paths)."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node not found on PATH: the canonical-form differential test needs Node.js")
+    node = require("node", "the canonical-form differential test runs Node.js", "nodejs")
     rnd = random.Random(20240506)
     lines = list(_RAW_LINES)
     for flavour in ("ascii", "bmp", "wild"):

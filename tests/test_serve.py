@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import FIRST, REPO, detailed
+from conftest import FIRST, REPO, detailed, require
 from servers import Serve, call, free_port, start_all
 
 pytest.importorskip("starlette", reason="the serve extra is not installed (pip install 'toolguards[serve]')")
@@ -249,8 +249,8 @@ def readme_answer() -> dict:
     return json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0])
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_the_readme_curl_example(server):
+    require("curl", "the README's curl example is run as written", "curl")
     command = readme_block("serve:curl").replace("127.0.0.1:8787", f"127.0.0.1:{server.port}")
     outputs = [subprocess.run(["bash", "-c", command.replace("curl -s", "curl -s --noproxy '*'")],
                               capture_output=True, text=True, check=True).stdout for _ in range(3)]
