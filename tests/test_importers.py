@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolguards.replay.importers import FORMATS, READERS, detect_format, read_records
-from toolguards.replay.importers._json import message_list, parse_arguments
+from toolguards.replay.importers._document import message_list
+from toolguards.replay.importers._json import parse_arguments
 from toolguards.replay.importers.detect import detect
 from toolguards.replay.importers.pending import Pending
 from toolguards.replay.records import InputError, Record

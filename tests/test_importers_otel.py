@@ -11,7 +11,7 @@ import pytest
 
 from conftest import wrong_typed
 from toolguards.loader import load
-from toolguards.replay.importers import otel
+from toolguards.replay.importers import _otel_spans, otel
 from toolguards.replay.records import InputError, Record
 from toolguards.replay.runner import Outcome, replay
 from toolguards.resources import default_guard_file
@@ -432,4 +432,4 @@ def test_no_field_of_the_wrong_type_raises(seed):
     ],
 )
 def test_start_times(value, expected):
-    assert otel._nanos(value) == expected
+    assert _otel_spans._nanos(value) == expected

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime
 import json
 import logging
 import math
+import sys
 import weakref
 from collections.abc import Mapping
-from decimal import Decimal
 from enum import Enum
 from types import ModuleType
 from typing import Any
@@ -144,15 +143,22 @@ def _convert(v: Any) -> tuple[str | None, str | _Node]:
         return "the string of its UTF-8 decoding", string_text(_bytes_text(bytes(v)))
     if isinstance(v, (set, frozenset)):
         return "an array ordered by its members' canonical text", _Set(list(v))
-    if isinstance(v, (datetime.date, datetime.time)):
+    if _instance_of(v, "datetime", ("date", "time")):
         return "the string of its isoformat()", string_text(v.isoformat())
-    if isinstance(v, Decimal):
+    if _instance_of(v, "decimal", ("Decimal",)):
         return "the number float() makes of it", numeric_text(float(v)) if v.is_finite() else "null"
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         return "the object of its fields", _Object([(f.name, getattr(v, f.name)) for f in dataclasses.fields(v)])
     if hasattr(v, "__dict__") and not isinstance(v, (type, ModuleType)) and not callable(v):
         return "the object of its attributes", _Object(list(vars(v).items()))
     return "the string of its repr()", _repr_text(v)
+
+
+def _instance_of(v: Any, module: str, names: tuple[str, ...]) -> bool:
+    """``isinstance(v, module.<name>...)`` without importing ``module``: no value of its types can exist before it is
+    imported, so a process that never uses dates or decimals (a hook) never pays for loading them."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(v, tuple(getattr(loaded, name) for name in names))
 
 
 def _key_name(key: Any) -> str | None:

@@ -13,14 +13,17 @@ Each store is one module of this package whose docstring is its reference; ``STO
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any
 
-from . import mapping, memory, redis, sqlite
 from .base import StateStore, StateType, Step, StoreError, StoreFactory
-from .mapping import MappingStore, holding
-from .memory import MemoryStore
-from .sqlite import SqliteDatabase, SqliteStore
+
+if TYPE_CHECKING:
+    from .mapping import MappingStore, holding
+    from .memory import MemoryStore
+    from .sqlite import SqliteDatabase, SqliteStore
 
 __all__ = [
     "STORES",
@@ -35,12 +38,34 @@ __all__ = [
     "StoreFactory",
     "holding",
     "open_stores",
+    "store_module",
 ]
 
-#: Store modules by URL scheme; each has ``from_url(url) -> StoreFactory``.
-STORES: Mapping[str, ModuleType] = MappingProxyType(
-    {"memory": memory, "sqlite": sqlite, "mapping": mapping, "redis": redis, "rediss": redis}
-)
+#: Store modules by URL scheme, imported when a URL names them (a hook process loads only the one it uses); each has
+#: ``from_url(url) -> StoreFactory``.
+STORES: Mapping[str, str] = MappingProxyType({
+    "memory": "toolguards.stores.memory",
+    "sqlite": "toolguards.stores.sqlite",
+    "mapping": "toolguards.stores.mapping",
+    "redis": "toolguards.stores.redis",
+    "rediss": "toolguards.stores.redis",
+})
+
+# The stores' classes, re-exported here and imported on first use.
+_EXPORTS = {"MappingStore": "mapping", "holding": "mapping", "MemoryStore": "memory", "SqliteDatabase": "sqlite",
+            "SqliteStore": "sqlite"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def store_module(scheme: str) -> ModuleType:
+    """The module of the store a URL scheme names; KeyError for a scheme no store takes."""
+    return importlib.import_module(STORES[scheme])
 
 
 def open_stores(url: str) -> StoreFactory:
@@ -48,9 +73,8 @@ def open_stores(url: str) -> StoreFactory:
     from urllib.parse import urlsplit  # noqa: PLC0415 - it imports ipaddress: milliseconds a hook process never needs
 
     scheme = urlsplit(url).scheme if "://" in url else url
-    module = STORES.get(scheme)
-    if module is None:
+    if scheme not in STORES:
         known = ", ".join(f"{name}:" for name in STORES)
         raise ValueError(f"unknown store {url!r} (known: {known})")
-    factory: StoreFactory = module.from_url(url)
+    factory: StoreFactory = store_module(scheme).from_url(url)
     return factory

@@ -1,4 +1,4 @@
-"""JSON helpers the importers share: the one decoding path with our own messages, JSON Lines, one-document lists.
+"""JSON helpers the importers share: the one decoding path with our own messages, JSON Lines, message contents.
 
 Every JSON text an importer reads goes through ``decode`` (a line, an element of a document, an argument string):
 ``json``'s C scanner where it can answer, and a careful path that words what is wrong where it cannot. The careful
@@ -8,35 +8,28 @@ the scanner, which recurses once per level (about 980 levels on Python 3.10 and 
 is a problem of its line with its depth, never a RecursionError; ``batch.run_each`` reads every input from a fresh
 stack, so the limit is the same in every process of a run. The guards themselves take any depth.
 
-A one-document input (a JSON array of messages, or an object with a ``messages`` array) is decoded element by element,
-so each message keeps the 1-based line where it starts in the file; ``located`` walks deeper documents (OTLP's
-``resourceSpans[].scopeSpans[].spans[]``) the same way.
+A one-document input is walked element by element in ``_document``, through ``decode``.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from ..records import InputError
 
 __all__ = [
+    "WHITESPACE",
     "DecodeError",
     "Lines",
-    "Located",
     "at_column",
     "decode",
     "joined_text",
     "json_lines",
     "json_type",
     "loads",
-    "located",
-    "located_error",
-    "message_list",
-    "messages",
     "not_utf8",
     "outcome",
     "parse_arguments",
@@ -74,7 +67,8 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 _WIDE_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_int_or_double)
 # The decoder's own C scanner: JSONDecoder.raw_decode without its Python frame (typeshed leaves scan_once out).
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
-_WHITESPACE = " \t\n\r"
+#: The characters JSON takes as whitespace between tokens.
+WHITESPACE = " \t\n\r"
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
 
 
@@ -90,7 +84,7 @@ class DecodeError(ValueError):
 def decode(text: str, index: int = 0) -> tuple[Any, int]:
     """The JSON value that starts at ``index`` (after any whitespace) and the index where it ends; a DecodeError
     says what is wrong and where."""
-    while index < len(text) and text[index] in _WHITESPACE:
+    while index < len(text) and text[index] in WHITESPACE:
         index += 1
     try:
         return _DECODER.raw_decode(text, index)
@@ -141,14 +135,14 @@ def loads(text: str) -> Any:
     except Exception:  # StopIteration, JSONDecodeError, a NaN, a huge integer, RecursionError: decode() decides
         pass
     else:
-        if end == len(text) or not text[end:].strip(_WHITESPACE):
+        if end == len(text) or not text[end:].strip(WHITESPACE):
             return value
     text = text.rstrip("\r\n")  # a column past the end of the line, not on the next one
     try:
         value, end = decode(text)
     except DecodeError as exc:
         raise ValueError(exc.message if exc.index is None else at_column(exc.message, exc.index + 1)) from None
-    rest = len(text) - len(text[end:].lstrip(_WHITESPACE))
+    rest = len(text) - len(text[end:].lstrip(WHITESPACE))
     if rest < len(text):
         raise ValueError(f"not JSON: extra data after the value at column {rest + 1}")
     return value
@@ -193,7 +187,7 @@ def json_lines(path: str, lines: Iterable[str], start: int = 0) -> Iterator[tupl
                 except Exception:  # a blank line, a byte-order mark, or anything loads() must word
                     pass
                 else:
-                    if end == len(raw) or not raw[end:].strip(_WHITESPACE):
+                    if end == len(raw) or not raw[end:].strip(WHITESPACE):
                         yield number, value
                         continue
                 text = raw.removeprefix("\ufeff") if number == 1 else raw  # a byte-order mark some editors write
@@ -264,234 +258,6 @@ def outcome(content: Any, is_error: bool) -> tuple[Any, str | None]:
         from ...canonical import canonicalize  # noqa: PLC0415 - a path no real log takes
 
         return None, canonicalize(content)
-
-
-class _Syntax(Exception):
-    def __init__(self, index: int | None, message: str) -> None:
-        super().__init__(message)
-        self.index = index
-        self.message = message
-
-
-class _Document:
-    """Walks one JSON document by index, counting lines incrementally so that a long input stays linear."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.index = 0
-        self._counted = 0
-        self._line = 1
-
-    def line_at(self, index: int) -> int:
-        if index < self._counted:  # only error paths look back; count afresh
-            return self.text.count("\n", 0, index) + 1
-        self._line += self.text.count("\n", self._counted, index)
-        self._counted = index
-        return self._line
-
-    def skip_space(self) -> str:
-        text, index = self.text, self.index
-        while index < len(text) and text[index] in _WHITESPACE:
-            index += 1
-        self.index = index
-        return text[index] if index < len(text) else ""
-
-    def expect(self, char: str, what: str) -> None:
-        found = self.skip_space()
-        if found != char:
-            where = f", found {found!r}" if found else " before the end of the input"
-            raise _Syntax(self.index, f"expected {what}{where}")
-        self.index += 1
-
-    def value(self) -> Any:
-        try:
-            value, self.index = decode(self.text, self.index)
-        except DecodeError as exc:
-            raise _Syntax(self.index if exc.index is None else exc.index, exc.message) from None
-        return value
-
-    def elements(self) -> Iterator[tuple[int, Any]]:
-        """The elements of the array that starts at ``index``, each with the line where it starts."""
-        self.expect("[", "a JSON array")
-        if self.skip_space() == "]":
-            self.index += 1
-            return
-        while True:
-            self.skip_space()
-            line = self.line_at(self.index)
-            yield line, self.value()
-            if self.skip_space() == "]":
-                self.index += 1
-                return
-            self.expect(",", "',' or ']' after an array element")
-
-    def items(self) -> Iterator[int]:
-        """The elements of the array that starts at ``index``, each as the line where it starts: the caller reads the
-        element (``value``, or a walk of its own) before the next one is sought."""
-        self.expect("[", "a JSON array")
-        if self.skip_space() == "]":
-            self.index += 1
-            return
-        while True:
-            self.skip_space()
-            yield self.line_at(self.index)
-            if self.skip_space() == "]":
-                self.index += 1
-                return
-            self.expect(",", "',' or ']' after an array element")
-
-    def members(self) -> Iterator[tuple[str, int]]:
-        """The members of the object that starts at ``index``, each as its key and the line where its value starts:
-        the caller reads the value before the next member is sought."""
-        self.expect("{", "a JSON object")
-        if self.skip_space() == "}":
-            self.index += 1
-            return
-        while True:
-            if self.skip_space() != '"':
-                raise _Syntax(self.index, "expected a string as an object key")
-            key = self.value()
-            self.expect(":", "':' after an object key")
-            self.skip_space()
-            yield key, self.line_at(self.index)
-            if self.skip_space() == "}":
-                self.index += 1
-                return
-            self.expect(",", "',' or '}' after an object member")
-
-    def messages_member(self) -> Iterator[tuple[int, Any]]:
-        """The elements of the ``messages`` array of the object that starts at ``index``; other members are skipped."""
-        self.expect("{", "a JSON object")
-        found = False
-        if self.skip_space() == "}":
-            self.index += 1
-        else:
-            while True:
-                if self.skip_space() != '"':
-                    raise _Syntax(self.index, "expected a string as an object key")
-                key = self.value()
-                self.expect(":", "':' after an object key")
-                if key == "messages" and self.skip_space() == "[" and not found:
-                    found = True
-                    yield from self.elements()
-                else:
-                    self.value()
-                if self.skip_space() == "}":
-                    self.index += 1
-                    break
-                self.expect(",", "',' or '}' after an object member")
-        if not found:
-            raise _Syntax(None, 'expected a JSON array of messages, or an object with a "messages" array')
-
-
-def message_list(path: str, text: str) -> Iterator[tuple[int, Any] | InputError]:
-    """The messages of a one-document input, each with its starting line; a syntax error ends the input."""
-    document = _Document(text)
-    first = document.skip_space()
-    walk = document.elements() if first == "[" else document.messages_member()
-    try:
-        yield from walk
-        if document.skip_space():
-            raise _Syntax(document.index, "extra data after the JSON document")
-    except _Syntax as exc:
-        yield located_error(path, text, exc.index, exc.message)
-
-
-def located_error(path: str, text: str, index: int | None, message: str) -> InputError:
-    """An InputError for a problem at ``index`` of a whole input (None: of the input as a whole, line 1)."""
-    if index is None:
-        return InputError(path, 1, message)
-    line = text.count("\n", 0, index) + 1
-    if index >= len(text):
-        return InputError(path, line, message)
-    return InputError(path, line, at_column(message, index - text.rfind("\n", 0, index)))
-
-
-class Located(NamedTuple):
-    """A value of a one-document input and the 1-based line where it starts: an element of the array at ``route``
-    (``element``), or the value of the member that ``route`` ends with."""
-
-    route: tuple[str, ...]
-    line: int
-    value: Any
-    element: bool
-
-
-def located(path: str, text: str, routes: Collection[tuple[str, ...]]) -> Iterator[Located | InputError]:
-    """Walk a one-document input that is a JSON object, keeping each value's line: every element of an array found
-    along one of ``routes`` (object keys, through arrays of objects: ``("resourceSpans", "scopeSpans", "spans")``)
-    as an element of the whole route, and every other top-level member as a member under its own key. A member on a
-    route that is not an array comes as that member, and an element of an inner array that is not an object as an
-    element of the route so far, so the caller can say what is wrong; other members of inner objects are passed
-    over. A syntax error ends the input."""
-    trie: dict[str, Any] = {}
-    for route in routes:
-        node = trie
-        for key in route:
-            node = node.setdefault(key, {})
-    document = _Document(text)
-    try:
-        if document.skip_space() != "{":
-            raise _Syntax(document.index, "expected a JSON object")
-        yield from _located_members(document, trie, (), top=True)
-        if document.skip_space():
-            raise _Syntax(document.index, "extra data after the JSON document")
-    except _Syntax as exc:
-        yield located_error(path, text, exc.index, exc.message)
-
-
-def _located_members(
-    document: _Document, trie: dict[str, Any], route: tuple[str, ...], *, top: bool
-) -> Iterator[Located]:
-    for key, line in document.members():
-        if key in trie:
-            yield from _located_array(document, trie[key], (*route, key), line)
-        elif top:
-            yield Located((key,), line, document.value(), element=False)
-        else:
-            document.value()
-
-
-def _located_array(document: _Document, trie: dict[str, Any], route: tuple[str, ...], line: int) -> Iterator[Located]:
-    if document.skip_space() != "[":
-        yield Located(route, line, document.value(), element=False)
-        return
-    for element in document.items():
-        if trie and document.skip_space() == "{":
-            yield from _located_members(document, trie, route, top=False)
-        else:
-            yield Located(route, element, document.value(), element=True)
-
-
-def messages(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError]:
-    """The messages of a message-list input, each with its line: a JSON array of messages, an object with a
-    ``messages`` array (a request body), or JSON Lines with one message per line. Only the one-document forms are read
-    whole; JSON Lines stream."""
-    iterator = iter(lines)
-    blank: list[str] = []
-    first = ""
-    try:
-        for raw in iterator:
-            first = raw if blank else raw.removeprefix("\ufeff")  # a byte-order mark some editors write
-            if first.strip():
-                break
-            blank.append(first)
-        else:
-            return
-    except UnicodeDecodeError as exc:  # the first line with anything on it is not text: read on as JSON Lines
-        yield InputError(path, len(blank) + 1, not_utf8(exc))
-        yield from json_lines(path, iterator, start=len(blank) + 1)
-        return
-    start = first.lstrip(_WHITESPACE)[:1]
-    if start != "[":
-        try:
-            value = loads(first) if start == "{" else None
-        except ValueError:
-            value = None  # an object spread over several lines: one document
-        if start != "{" or (isinstance(value, dict) and "messages" not in value):
-            yield from json_lines(path, itertools.chain([first], iterator), start=len(blank))
-            return
-    yield from message_list(path, "".join(blank) + first + lines.read())
 
 
 def undecodable(path: str, error: UnicodeDecodeError, first_line: int = 1) -> InputError:

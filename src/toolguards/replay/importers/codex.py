@@ -59,7 +59,7 @@ from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
 from ._json import Lines, json_lines, json_type, parse_arguments
-from .pending import Pending
+from .pending import Pending, read_loop
 
 __all__ = ["FILE_NAME", "identifies", "read"]
 
@@ -90,17 +90,7 @@ def identifies(value: Any) -> bool:
 def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
     """The records of one Codex rollout, in input order."""
     reader = _Reader(PurePath(path).stem or path, options)
-    for item in json_lines(path, lines):
-        if isinstance(item, InputError):
-            reader.pending.add(item)
-        else:
-            number, entry = item
-            if isinstance(entry, dict):
-                reader.entry(number, entry)
-            else:
-                reader.pending.add(InputError(path, number, f"expected a JSON object, not {json_type(entry)}"))
-        yield from reader.pending.release()
-    yield from reader.pending.finish()
+    return read_loop(path, json_lines(path, lines), reader.pending, reader.entry)
 
 
 class _Reader:
@@ -109,13 +99,15 @@ class _Reader:
         self.agent = fallback
         self.count_polls = options.count_polls
 
-    def entry(self, line: int, entry: dict[str, Any]) -> None:
+    def entry(self, line: int, entry: Any) -> str | None:
+        if not isinstance(entry, dict):
+            return f"expected a JSON object, not {json_type(entry)}"
         kind = entry.get("type")
         payload = entry.get("payload")
         if not isinstance(kind, str):
-            self.skip(line, "(no type)")
+            self.pending.skip(line, "(no type)")
         elif not isinstance(payload, dict):
-            self.skip(line, kind)
+            self.pending.skip(line, kind)
         elif kind == "session_meta":
             self.session_meta(line, payload)
         elif kind == "response_item":
@@ -124,19 +116,17 @@ class _Reader:
             self.pending.end_step(self.agent)
             self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
         elif kind in ("event_msg", "response_item"):
-            self.skip(line, _label(kind, payload))
+            self.pending.skip(line, _label(kind, payload))
         else:
-            self.skip(line, kind)
-
-    def skip(self, line: int, label: str) -> None:
-        self.pending.add(Record("skipped", line, text=label))
+            self.pending.skip(line, kind)
+        return None
 
     def session_meta(self, line: int, payload: dict[str, Any]) -> None:
         thread = payload.get("id")
         if not isinstance(thread, str):
             thread = payload.get("session_id")
         if not isinstance(thread, str) or not thread:
-            self.skip(line, "session_meta")
+            self.pending.skip(line, "session_meta")
             return
         source = payload.get("source")
         spawned = (isinstance(source, dict) and "subagent" in source) or payload.get("thread_source") == "subagent"
@@ -148,7 +138,7 @@ class _Reader:
     def response_item(self, line: int, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
         if not isinstance(kind, str):
-            self.skip(line, "response_item")
+            self.pending.skip(line, "response_item")
             return
         call_id = payload.get("call_id")
         if kind in _OUTPUTS and isinstance(call_id, str):
@@ -157,7 +147,7 @@ class _Reader:
             return
         call = _call(line, self.agent, payload) if kind in _CALLS else None
         if call is None:
-            self.skip(line, _label("response_item", payload))
+            self.pending.skip(line, _label("response_item", payload))
         elif call.tool != _POLL or self.count_polls:
             self.pending.call(call)
 

@@ -26,7 +26,8 @@ from pathlib import PurePath
 from typing import Any, Protocol
 
 from ..records import InputError
-from ._json import DecodeError, decode, loads, located_error, message_list, not_utf8
+from ._document import located_error, message_list
+from ._json import DecodeError, decode, loads, not_utf8
 from ._messages import resemblance
 
 __all__ = ["Detection", "Identifies", "detect"]

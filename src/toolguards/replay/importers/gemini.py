@@ -41,7 +41,6 @@ Example (JSON Lines: a call recorded, then its message written again with the re
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from collections import OrderedDict
@@ -50,8 +49,9 @@ from pathlib import PurePath
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._json import Lines, Located, json_lines, json_type, loads, located, parse_arguments
-from .pending import LIMIT, Pending
+from ._document import document_or_lines, located
+from ._json import Lines, json_type, parse_arguments
+from .pending import LIMIT, Pending, read_loop
 
 __all__ = ["FILE_NAME", "identifies", "read"]
 
@@ -77,29 +77,11 @@ def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> I
     """The records of one Gemini CLI recording, in input order."""
     del options  # no option concerns this format
     reader = _Reader(PurePath(path).stem or path)
-    iterator = iter(lines)
-    blank = 0
-    for raw in iterator:
-        first = raw.removeprefix("\ufeff") if blank == 0 else raw  # a byte-order mark some editors write
-        if first.strip():
-            break
-        blank += 1
+    form = document_or_lines(path, lines)
+    if isinstance(form, str):  # one document, spread over lines
+        yield from read_loop(path, reader.document(path, form), reader.pending, reader.listed)
     else:
-        return
-    try:
-        loads(first)
-    except ValueError:
-        yield from reader.document(path, "\n" * blank + first + lines.read())  # one document, spread over lines
-        return
-    for item in json_lines(path, itertools.chain([first], iterator), start=blank):
-        if isinstance(item, InputError):
-            reader.pending.add(item)
-        elif isinstance(item[1], dict):
-            reader.line(*item)
-        else:
-            reader.pending.add(InputError(path, item[0], f"expected a JSON object, not {json_type(item[1])}"))
-        yield from reader.pending.release()
-    yield from reader.pending.finish()
+        yield from read_loop(path, form, reader.pending, reader.line)
 
 
 class _Reader:
@@ -109,13 +91,16 @@ class _Reader:
         self.message: str | None = None  # the id of the message being recorded
         self.seen: OrderedDict[str, None] = OrderedDict()  # the ids of the user messages and calls already read
 
-    def document(self, path: str, text: str) -> Iterator[Record | InputError]:
-        """The records of a single-JSON recording: its session id first, wherever the document puts it."""
-        messages: list[Located | InputError] = []
+    def document(self, path: str, text: str) -> list[tuple[int, Any] | InputError]:
+        """The messages of a single-JSON recording, each with its line, or its problems; the session id is read
+        first, wherever the document puts it."""
+        messages: list[tuple[int, Any] | InputError] = []
         session = False
         for item in located(path, text, [("messages",)]):
-            if isinstance(item, InputError) or item.element:
+            if isinstance(item, InputError):
                 messages.append(item)
+            elif item.element:
+                messages.append((item.line, item.value))
             elif item.route == ("messages",):
                 problem = f'"messages" must be an array, not {json_type(item.value)}'
                 messages.append(InputError(path, item.line, problem))
@@ -123,28 +108,31 @@ class _Reader:
                 self.agent, session = item.value, True
         if not messages and not session:
             messages.append(InputError(path, 1, 'not a Gemini CLI recording: no "sessionId" and no "messages"'))
-        for entry in messages:
-            if isinstance(entry, InputError):
-                self.pending.add(entry)
-            elif isinstance(entry.value, dict) and isinstance(entry.value.get("id"), str):
-                self.entry(entry.line, entry.value)
-            else:
-                self.skip(entry.line, "message")
-            yield from self.pending.release()
-        yield from self.pending.finish()
+        return messages
 
-    def line(self, number: int, value: dict[str, Any]) -> None:
+    def listed(self, line: int, message: Any) -> str | None:
+        """One message of the single-JSON form, or of a ``$set`` of ``messages``."""
+        if isinstance(message, dict) and isinstance(message.get("id"), str):
+            self.entry(line, message)
+        else:
+            self.pending.skip(line, "message")
+        return None
+
+    def line(self, number: int, value: Any) -> str | None:
         """One line of the JSON Lines form."""
+        if not isinstance(value, dict):
+            return f"expected a JSON object, not {json_type(value)}"
         if isinstance(value.get("id"), str):
             self.entry(number, value)
         elif isinstance(value.get("$set"), dict):
             self.metadata(number, value["$set"])
         elif "$rewindTo" in value:
-            self.skip(number, "$rewindTo")
+            self.pending.skip(number, "$rewindTo")
         elif isinstance(value.get("sessionId"), str):
             self.metadata(number, value)
         else:
-            self.skip(number, "(unknown line)")
+            self.pending.skip(number, "(unknown line)")
+        return None
 
     def metadata(self, line: int, values: dict[str, Any]) -> None:
         session = values.get("sessionId")
@@ -153,16 +141,13 @@ class _Reader:
             self.agent, self.message = session, None
         messages = values.get("messages")
         for message in messages if isinstance(messages, list) else ():
-            if isinstance(message, dict) and isinstance(message.get("id"), str):
-                self.entry(line, message)
-            else:
-                self.skip(line, "message")
+            self.listed(line, message)
 
     def entry(self, line: int, message: dict[str, Any]) -> None:
         """One version of a message: its new calls are queued, and calls that now have a result are answered."""
         kind = message.get("type")
         if not isinstance(kind, str) or kind in _SKIPPED_MESSAGES:
-            self.skip(line, kind if isinstance(kind, str) else "message")
+            self.pending.skip(line, kind if isinstance(kind, str) else "message")
             return
         if message["id"] != self.message:
             self.pending.end_step(self.agent)
@@ -173,7 +158,7 @@ class _Reader:
             return
         calls = message.get("toolCalls", [])
         if kind != "gemini" or not isinstance(calls, list):
-            self.skip(line, kind if kind != "gemini" else "message")
+            self.pending.skip(line, kind if kind != "gemini" else "message")
             return
         for call in calls:
             self.tool_call(line, call)
@@ -182,7 +167,7 @@ class _Reader:
         call_id = call.get("id") if isinstance(call, dict) else None
         name = call.get("name") if isinstance(call, dict) else None
         if not (isinstance(call_id, str) and isinstance(name, str) and name):
-            self.skip(line, "toolCall")
+            self.pending.skip(line, "toolCall")
             return
         if self.remember(f"call {call_id}"):
             arguments = call.get("args", {})
@@ -207,9 +192,6 @@ class _Reader:
         if len(self.seen) > LIMIT:
             self.seen.popitem(last=False)
         return True
-
-    def skip(self, line: int, label: str) -> None:
-        self.pending.add(Record("skipped", line, text=label))
 
 
 def _outcome(call_id: str, result: Any) -> tuple[Any, str | None] | None:

@@ -40,6 +40,9 @@ line of JSON Lines that is an object of none of the shapes above (``(unknown doc
 that is not JSON, nor an object or an array, or a whole document of none of the shapes above. Ids are compared, and
 a trace id labels an agent, as OTLP writes them: lowercase hex, 32 digits for a trace and 16 for a span.
 
+This importer alone does not read through ``pending.read_loop``: it reads the whole input before its records, sorted
+by time, come out. Its spans are decoded in ``_otel_spans``.
+
 Example (OTLP/JSON, one span)::
 
     {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "dd54...", "spanId": "def5...",
@@ -51,63 +54,48 @@ Example (OTLP/JSON, one span)::
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._json import Lines, json_lines, json_type, loads, located, message_list, parse_arguments
+from ._json import Lines, parse_arguments
+from ._otel_spans import SCOPES, Span, is_sdk_span, raw_spans, to_span
 
 __all__ = ["FILE_NAME", "identifies", "read"]
 
 #: Traces have no fixed file name.
 FILE_NAME: re.Pattern[str] | None = None
 
-_TOPS = ("resourceSpans", "batches")
-_SCOPES = ("scopeSpans", "instrumentationLibrarySpans")
-_ROUTES = [(top, scope, "spans") for top in _TOPS for scope in _SCOPES] + [("spans",)]
 _ARGUMENTS = ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "gcp.vertex.agent.tool_call_args")
 _RESULTS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response", "gen_ai.output")
 _INDEXED_CALL = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)")
 _INDEXED_MESSAGE = re.compile(r"gen_ai\.prompt\.(\d+)\.(tool_call_id|content)")
-_HEX = re.compile(r"[0-9a-f]+")
-_ISO_FRACTION = re.compile(r"\.(\d+)")
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_MICROSECOND = timedelta(microseconds=1)
-_SPACE = "\ufeff \t\r\n"
 
 
 def identifies(value: Any) -> bool:
     """Whether a decoded JSON value is a trace: an OTLP document (``resourceSpans``, or Tempo's ``batches``), an SDK
     span, or a list of SDK spans (bare, or under ``spans``)."""
     if isinstance(value, list):
-        return bool(value) and _is_sdk_span(value[0])
+        return bool(value) and is_sdk_span(value[0])
     if not isinstance(value, dict):
         return False
     batches = value.get("batches")
     if isinstance(value.get("resourceSpans"), list) or (
         isinstance(batches, list) and bool(batches) and isinstance(batches[0], dict)
-        and any(scope in batches[0] for scope in _SCOPES)
+        and any(scope in batches[0] for scope in SCOPES)
     ):
         return True
     spans = value.get("spans")
-    return _is_sdk_span(value) or (isinstance(spans, list) and bool(spans) and _is_sdk_span(spans[0]))
-
-
-def _is_sdk_span(value: Any) -> bool:
-    context = value.get("context") if isinstance(value, dict) else None
-    return isinstance(context, dict) and "trace_id" in context and "span_id" in context and "name" in value
+    return is_sdk_span(value) or (isinstance(spans, list) and bool(spans) and is_sdk_span(spans[0]))
 
 
 def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> Iterator[Record | InputError]:
     """The records of the traces of one input: problems first, in input order, then each trace's records."""
     del options  # no option concerns this format
     traces = _Traces()
-    for item in _raw_spans(path, lines):
+    for item in raw_spans(path, lines):
         if isinstance(item, (InputError, Record)):
             yield item
         else:
@@ -115,99 +103,6 @@ def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> I
             if problem:
                 yield Record("skipped", item[0], text=problem)
     yield from traces.records()
-
-
-def _raw_spans(path: str, lines: Lines) -> Iterator[tuple[int, Any] | InputError | Record]:
-    """Each span of the input with its line, or a problem."""
-    iterator = iter(lines)
-    blank = 0
-    for raw in iterator:
-        first = raw.removeprefix("\ufeff") if blank == 0 else raw  # a byte-order mark some editors write
-        if first.strip():
-            break
-        blank += 1
-    else:
-        return
-    try:
-        loads(first)
-    except ValueError:
-        yield from _one_document(path, "\n" * blank + first + lines.read())
-        return
-    for item in json_lines(path, itertools.chain([first], iterator), start=blank):
-        if isinstance(item, InputError):
-            yield item
-        elif isinstance(item[1], list):
-            yield from ((item[0], span) for span in item[1])
-        elif isinstance(item[1], dict):
-            yield from _document_spans(item[0], item[1])
-        else:
-            yield InputError(path, item[0], f"expected a JSON object or array, not {json_type(item[1])}")
-
-
-def _document_spans(line: int, document: dict[str, Any]) -> Iterator[tuple[int, Any] | Record]:
-    """The spans of a document on one line: OTLP, a ``spans`` list, or one span."""
-    if not any(key in document for key in (*_TOPS, "spans")):
-        if "traceId" in document or "context" in document:
-            yield line, document
-        else:
-            yield Record("skipped", line, text="(unknown document)")
-        return
-    for top in _TOPS:
-        for resource in _entries(line, document, top):
-            if isinstance(resource, Record):
-                yield resource
-                continue
-            for scope_key in _SCOPES:
-                for scope in _entries(line, resource, scope_key):
-                    if isinstance(scope, Record):
-                        yield scope
-                    else:
-                        yield from _entries(line, scope, "spans", leaf=True)
-    yield from _entries(line, document, "spans", leaf=True)
-
-
-def _entries(line: int, container: dict[str, Any], key: str, *, leaf: bool = False) -> Iterator[Any]:
-    """The entries of the list ``container[key]`` (with the line, for spans): objects, unless they are the spans; a
-    skipped record for a value or an entry of the wrong type."""
-    if key not in container:
-        return
-    entries = container[key]
-    if not isinstance(entries, list):
-        yield Record("skipped", line, text=key)
-        return
-    for entry in entries:
-        if leaf:
-            yield line, entry
-        elif isinstance(entry, dict):
-            yield entry
-        else:
-            yield Record("skipped", line, text=key)
-
-
-def _one_document(path: str, text: str) -> Iterator[tuple[int, Any] | InputError | Record]:
-    """The spans of a document spread over lines: an array of spans, or an object."""
-    if text.lstrip(_SPACE).startswith("["):
-        yield from message_list(path, text)
-        return
-    found = False
-    members: dict[str, Any] = {}
-    for item in located(path, text, _ROUTES):
-        if isinstance(item, InputError):
-            yield item
-            return
-        if item.route in _ROUTES and item.element:
-            found = True
-            yield item.line, item.value
-        elif len(item.route) > 1 or item.route[0] in (*_TOPS, "spans"):
-            found = True
-            yield Record("skipped", item.line, text=item.route[-1])
-        else:
-            members[item.route[0]] = item.value
-    if not found:
-        if _is_sdk_span(members) or "traceId" in members:  # one span, pretty-printed
-            yield text[: len(text) - len(text.lstrip(_SPACE))].count("\n") + 1, members
-        else:
-            yield InputError(path, 1, "not an OpenTelemetry trace: no resourceSpans, batches or spans")
 
 
 @dataclass
@@ -219,32 +114,14 @@ class _Logged:
     result: Any = None
 
 
-@dataclass
-class _Span:
-    line: int
-    order: int
-    trace: str
-    span: str | None
-    parent: str | None
-    name: str
-    start: int
-    end: int | None
-    attributes: dict[str, Any]
-    failure: str | None
-
-    def operation(self, operation: str) -> bool:
-        kind = self.attributes.get("gen_ai.operation.name")
-        return kind == operation if kind is not None else self.name.startswith(operation)
-
-
 class _Traces:
     def __init__(self) -> None:
-        self.spans: list[_Span] = []
-        self.index: dict[tuple[str, str], _Span] = {}
+        self.spans: list[Span] = []
+        self.index: dict[tuple[str, str], Span] = {}
 
     def add(self, line: int, raw: Any) -> str | None:
         """Keep one span; what to label it skipped with when it is not one."""
-        span = _span(line, len(self.spans), raw)
+        span = to_span(line, len(self.spans), raw)
         if span is None:
             return "span"
         if span.span is not None:
@@ -255,7 +132,7 @@ class _Traces:
         return None
 
     def records(self) -> Iterator[Record]:
-        by_trace: dict[str, list[_Span]] = {}
+        by_trace: dict[str, list[Span]] = {}
         for span in self.spans:
             by_trace.setdefault(span.trace, []).append(span)
         for spans in sorted(by_trace.values(), key=lambda spans: min((span.start, span.order) for span in spans)):
@@ -263,7 +140,7 @@ class _Traces:
 
 
 class _Trace:
-    def __init__(self, spans: list[_Span], index: dict[tuple[str, str], _Span]) -> None:
+    def __init__(self, spans: list[Span], index: dict[tuple[str, str], Span]) -> None:
         self.spans = spans
         self.index = index
         self.agents = [span for span in spans if span.operation("invoke_agent")]
@@ -281,7 +158,7 @@ class _Trace:
         for _, _, _, record in sorted(timed, key=lambda item: item[:3]):
             yield record
 
-    def call(self, span: _Span) -> Record:
+    def call(self, span: Span) -> Record:
         attributes = span.attributes
         call_id = attributes.get("gen_ai.tool.call.id")
         if call_id is not None and not isinstance(call_id, str):
@@ -308,7 +185,7 @@ class _Trace:
             error=error,
         )
 
-    def agent_of(self, span: _Span) -> str:
+    def agent_of(self, span: Span) -> str:
         """The label of the nearest ``invoke_agent`` span above ``span``; see the module docstring."""
         current, seen = span, set()
         while current.parent is not None and current.parent not in seen:
@@ -321,7 +198,7 @@ class _Trace:
             current = parent
         return span.trace
 
-    def enclosing(self, span: _Span) -> str:
+    def enclosing(self, span: Span) -> str:
         """The label of the innermost ``invoke_agent`` span running when ``span`` started, else the trace id."""
         running = [
             agent
@@ -331,7 +208,7 @@ class _Trace:
         return self.label(max(running, key=lambda agent: (agent.start, agent.order))) if running else span.trace
 
     @staticmethod
-    def label(agent: _Span) -> str:
+    def label(agent: Span) -> str:
         for key in ("gen_ai.agent.id", "gen_ai.agent.name"):
             value = agent.attributes.get(key)
             if isinstance(value, str) and value:
@@ -358,126 +235,3 @@ class _Trace:
         for message in messages.values():
             if isinstance(message.get("tool_call_id"), str) and message.get("content") is not None:
                 self.logged.setdefault(message["tool_call_id"], _Logged()).result = message["content"]
-
-
-def _span(line: int, order: int, raw: Any) -> _Span | None:
-    """A span of either shape, or None when it lacks a trace id, a name or a start time."""
-    if not isinstance(raw, dict):
-        return None
-    return _otlp_span(line, order, raw) if "traceId" in raw else _sdk_span(line, order, raw)
-
-
-def _otlp_span(line: int, order: int, raw: dict[str, Any]) -> _Span | None:
-    trace, name, start = _hex(raw.get("traceId"), 32), raw.get("name"), _nanos(raw.get("startTimeUnixNano"))
-    if trace is None or not isinstance(name, str) or start is None:
-        return None
-    status = raw.get("status")
-    code = status.get("code") if isinstance(status, dict) else None
-    message = status.get("message") if isinstance(status, dict) else None
-    failed = code in (2, "2", "STATUS_CODE_ERROR")
-    return _Span(
-        line,
-        order,
-        trace,
-        _hex(raw.get("spanId"), 16),
-        _hex(raw.get("parentSpanId"), 16),
-        name,
-        start,
-        _nanos(raw.get("endTimeUnixNano")),
-        _otlp_attributes(raw.get("attributes")),
-        _failure(failed, message),
-    )
-
-
-def _sdk_span(line: int, order: int, raw: dict[str, Any]) -> _Span | None:
-    context, name, start = raw.get("context"), raw.get("name"), _nanos(raw.get("start_time"))
-    trace = _hex(context.get("trace_id"), 32) if isinstance(context, dict) else None
-    if trace is None or not isinstance(context, dict) or not isinstance(name, str) or start is None:
-        return None
-    parent = raw.get("parent")  # any-agent keeps the parent's context; the SDK's own to_json its id
-    attributes = raw.get("attributes")
-    status = raw.get("status")
-    code = status.get("status_code") if isinstance(status, dict) else None
-    message = status.get("description") if isinstance(status, dict) else None
-    failed = isinstance(code, str) and code.rpartition(".")[2].upper() == "ERROR"  # "ERROR", "StatusCode.ERROR"
-    return _Span(
-        line,
-        order,
-        trace,
-        _hex(context.get("span_id"), 16),
-        _hex(parent.get("span_id") if isinstance(parent, dict) else raw.get("parent_id"), 16),
-        name,
-        start,
-        _nanos(raw.get("end_time")),
-        dict(attributes) if isinstance(attributes, dict) else {},
-        _failure(failed, message),
-    )
-
-
-def _failure(failed: bool, message: Any) -> str | None:
-    """An error status's message (``error`` when it has none), or None for any other status."""
-    if not failed:
-        return None
-    return message if isinstance(message, str) and message else "error"
-
-
-def _hex(value: Any, width: int) -> str | None:
-    """An id as OTLP writes it, ``width`` lowercase hex digits, from a hex string (``0x`` or not) or an integer;
-    another string as it is."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:0{width}x}"
-    if not isinstance(value, str) or not value.strip():
-        return None
-    digits = value.strip().lower().removeprefix("0x")
-    return digits.zfill(width) if _HEX.fullmatch(digits) else value
-
-
-def _nanos(value: Any) -> int | None:
-    """A time in nanoseconds since the epoch: a number, a string of digits, or an ISO 8601 time (UTC unless it says)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if math.isfinite(value) else None  # 1e400 decodes as infinity
-    if not isinstance(value, str):
-        return None
-    if value.isascii() and value.isdigit():  # "²".isdigit() too, and int() refuses it
-        return int(value)
-    try:
-        # Python 3.10 reads neither "Z" nor fractions of other than 3 or 6 digits: microseconds, padded or cut
-        text = _ISO_FRACTION.sub(lambda match: "." + (match[1] + "00000")[:6], value.strip())
-        moment = datetime.fromisoformat(text.removesuffix("Z") + ("+00:00" if text.endswith("Z") else ""))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return (moment - _EPOCH) // _MICROSECOND * 1000
-
-
-def _otlp_attributes(pairs: Any) -> dict[str, Any]:
-    attributes: dict[str, Any] = {}
-    for pair in pairs if isinstance(pairs, list) else ():
-        if isinstance(pair, dict) and isinstance(pair.get("key"), str):
-            attributes[pair["key"]] = _any_value(pair.get("value"))
-    return attributes
-
-
-def _any_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as a plain JSON value."""
-    if not isinstance(value, dict):
-        return value
-    for key in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
-        if key in value:
-            return value[key]
-    if "intValue" in value:
-        number = value["intValue"]
-        digits = number.removeprefix("-") if isinstance(number, str) else ""
-        return int(number) if digits.isascii() and digits.isdigit() else number
-    if "arrayValue" in value:
-        inner = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else None
-        return [_any_value(item) for item in inner] if isinstance(inner, list) else []
-    if "kvlistValue" in value:
-        inner = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) else None
-        return _otlp_attributes(inner)
-    return None

@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..records import InputError, Record
-from ._json import Lines, messages
+from ._document import messages
+from ._json import Lines
 
 __all__ = ["LIMIT", "Handle", "Pending", "Quick", "read_loop", "read_messages"]
 
