@@ -132,8 +132,7 @@ class _Session:
         tally = self.tally(call.tool)
         tally.calls += 1
         for side, engine in enumerate(engines):
-            # The engine takes a Call as it is (Engine._observe), though post_execute is annotated with ToolCall only.
-            contexts = engine.post_execute(call).additional_contexts  # type: ignore[arg-type]
+            contexts = engine.post_execute(call).additional_contexts
             if not contexts:
                 continue
             reminders = tally.sides[side].reminders
