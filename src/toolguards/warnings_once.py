@@ -7,8 +7,7 @@ that handles one hook event more than its own work, and most such processes warn
 
 from __future__ import annotations
 
-# threading's lock, without importing threading (milliseconds in a one-event hook process)
-from _thread import allocate_lock
+from _thread import allocate_lock  # threading's Lock without importing threading: a hook process needs no more
 
 __all__ = ["WarnOnce", "collector", "warn"]
 
