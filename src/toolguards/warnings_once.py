@@ -1,8 +1,9 @@
 """Failures the guards swallow are logged once per place and kind, through ``logging.getLogger("toolguards")``.
 
-Every warning of toolguards goes through ``warn``, which imports ``logging`` on the first warning: it costs a process
-that handles one hook event more than its own work, and most such processes warn of nothing. The hook command sets
-``collector`` for the length of one request, so that what would be logged is kept for its one stderr line instead.
+The engine's, the stores' and the kinds' warnings go through ``warn``, which imports ``logging`` on the first warning:
+it costs a process that handles one hook event more than its own work, and most such processes warn of nothing. The
+hook command sets ``collector`` for the length of one request, so that what would be logged is kept for its one stderr
+line instead.
 """
 
 from __future__ import annotations
