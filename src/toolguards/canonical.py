@@ -29,9 +29,7 @@ calls) and returns None for anything it cannot vouch for; ``use_fast_path(False)
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
-import logging
 import math
 import sys
 import weakref
@@ -42,10 +40,10 @@ from typing import Any
 
 from .canonical_fast import fast_text
 from .jsformat import is_clean, js_sorted, number_text, numeric_text, pair_up, quote, string_text
+from .warnings_once import warn
 
 __all__ = ["canonicalize", "reference_text", "use_fast_path"]
 
-_log = logging.getLogger("toolguards")
 _warned: weakref.WeakSet[type] = weakref.WeakSet()
 _fast_path = True
 
@@ -147,7 +145,8 @@ def _convert(v: Any) -> tuple[str | None, str | _Node]:
         return "the string of its isoformat()", string_text(v.isoformat())
     if _instance_of(v, "decimal", ("Decimal",)):
         return "the number float() makes of it", numeric_text(float(v)) if v.is_finite() else "null"
-    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+    dataclasses = sys.modules.get("dataclasses")  # as _instance_of: no dataclass exists before the module is imported
+    if dataclasses is not None and dataclasses.is_dataclass(v) and not isinstance(v, type):
         return "the object of its fields", _Object([(f.name, getattr(v, f.name)) for f in dataclasses.fields(v)])
     if hasattr(v, "__dict__") and not isinstance(v, (type, ModuleType)) and not callable(v):
         return "the object of its attributes", _Object(list(vars(v).items()))
@@ -288,4 +287,4 @@ def _warn(v: object, rule: str, text: str | None) -> None:
         _warned.add(t)
         shown = "" if text is None else f": {text[:80]}" + ("..." if len(text) > 80 else "")
         with contextlib.suppress(Exception):  # a failing log filter must not cost the caller its canonical text
-            _log.warning("canonical form: a %s is not a JSON value; it keys as %s%s", t.__qualname__, rule, shown)
+            warn("canonical form: a %s is not a JSON value; it keys as %s%s", t.__qualname__, rule, shown)

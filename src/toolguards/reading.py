@@ -19,8 +19,6 @@ import re
 import stat
 from collections.abc import Callable
 
-from .diagnostics import ConfigError, Diagnostic
-
 __all__ = [
     "MAX_BYTES",
     "MAX_TEMPLATE_BYTES",
@@ -105,19 +103,21 @@ def read_small_file(path: str | os.PathLike[str], limit: int = MAX_BYTES) -> byt
 
 def read_guard_file(display: str, path: str | os.PathLike[str]) -> bytes:
     """The bytes of a guard file; raises ConfigError with one diagnostic when it cannot or must not be read."""
+    position: tuple[int | None, int | None] = (1, 1)
     try:
         return read_small_file(path)
     except FileRefused as refused:
         if refused.kind is not None:
-            problem = Diagnostic(display, None, None, f"not a regular file ({refused.kind})")
+            position, message = (None, None), f"not a regular file ({refused.kind})"
         else:
             message = f"the file is {refused.size} bytes; a guard file may be at most {size_limit(MAX_BYTES)}"
-            problem = Diagnostic(display, 1, 1, message)
     except OSError as exc:
-        problem = Diagnostic(display, 1, 1, f"cannot read the file: {exc.strerror or exc}")
+        message = f"cannot read the file: {exc.strerror or exc}"
     except ValueError as exc:  # a path with a NUL character in it
-        problem = Diagnostic(display, 1, 1, f"cannot read the file: {exc}")
-    raise ConfigError([problem])
+        message = f"cannot read the file: {exc}"
+    from .diagnostics import ConfigError, Diagnostic  # noqa: PLC0415 - a hook that reads its file never needs them
+
+    raise ConfigError([Diagnostic(display, *position, message)])
 
 
 def position_of(text: str, index: int) -> tuple[int, int]:

@@ -1,13 +1,29 @@
-"""Failures the guards swallow are logged once per place and kind, through ``logging.getLogger("toolguards")``."""
+"""Failures the guards swallow are logged once per place and kind, through ``logging.getLogger("toolguards")``.
+
+The engine's, the stores' and the kinds' warnings go through ``warn``, which imports ``logging`` on the first warning:
+it costs a process that handles one hook event more than its own work, and most such processes warn of nothing. The
+hook command sets ``collector`` for the length of one request, so that what would be logged is kept for its one stderr
+line instead.
+"""
 
 from __future__ import annotations
 
-import logging
-import threading
+from _thread import allocate_lock  # threading's Lock without importing threading: a hook process needs no more
 
-__all__ = ["WarnOnce", "log"]
+__all__ = ["WarnOnce", "collector", "warn"]
 
-log = logging.getLogger("toolguards")
+#: While set (``toolguards.hooks.runner``), each warning's text is appended here instead of being logged.
+collector: list[str] | None = None
+
+
+def warn(message: str, *args: object, exc_info: BaseException | None = None) -> None:
+    """Log a warning (``message % args``) through the ``toolguards`` logger, or keep its text in ``collector``."""
+    if collector is not None:
+        collector.append(message % args if args else message)
+        return
+    import logging  # noqa: PLC0415 - only a process that has something to warn of imports it
+
+    logging.getLogger("toolguards").warning(message, *args, exc_info=exc_info)
 
 
 class WarnOnce:
@@ -15,7 +31,7 @@ class WarnOnce:
 
     def __init__(self) -> None:
         self._seen: set[tuple[str, str]] = set()
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def __call__(self, where: str, exc: BaseException) -> None:
         key = (where, type(exc).__name__)
@@ -24,5 +40,5 @@ class WarnOnce:
                 return
             self._seen.add(key)
         # The Claude Code hook turns this wording into its one stderr line: keep the "; later failures" tail.
-        log.warning("toolguards: %s failed and was skipped (%s: %s); later failures like it are not logged",
-                    where, type(exc).__name__, exc, exc_info=exc)
+        warn("toolguards: %s failed and was skipped (%s: %s); later failures like it are not logged",
+             where, type(exc).__name__, exc, exc_info=exc)

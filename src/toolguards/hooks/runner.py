@@ -20,7 +20,6 @@ come back beside the stdout text: the command prints them on stderr and the text
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sqlite3
 import sys
@@ -28,6 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from .. import warnings_once
 from ..stores.sqlite import SqliteDatabase
 from . import host as host_module
 from .driver import apply, parse_event, render
@@ -172,30 +172,15 @@ def _open(folder: str, name: str) -> tuple[HookDatabase, str | None]:
         raise HookError(f"cannot open the state file in {folder}: {exc}") from None
 
 
-class _Collected(logging.Handler):
-    """Keeps what the guards log during one request: the hook turns it into at most one line."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        self.messages.append(message.removeprefix("toolguards: "))
-
-
 @contextlib.contextmanager
-def _quiet_log() -> Iterator[_Collected]:
-    logger = logging.getLogger("toolguards")
-    collected = _Collected()
-    propagate = logger.propagate
-    logger.addHandler(collected)
-    logger.propagate = False  # failures reach stderr as one line, not as logged tracebacks
+def _quiet_log() -> Iterator[list[str]]:
+    """What the guards warn of during one request, kept (not logged): the hook turns it into at most one line."""
+    collected: list[str] = []
+    outer, warnings_once.collector = warnings_once.collector, collected
     try:
         yield collected
     finally:
-        logger.removeHandler(collected)
-        logger.propagate = propagate
+        warnings_once.collector = outer
 
 
 def run(
@@ -248,7 +233,7 @@ def run_event(
             raise HookError(failures[0] if failures else f"cannot update the state file: {error}")
     if failures:
         raise HookError(failures[0])
-    notices += logged.messages[:1]
+    notices += [message.removeprefix("toolguards: ") for message in logged[:1]]
     return render(request, contexts), tuple(notices)
 
 

@@ -13,19 +13,17 @@ from __future__ import annotations
 
 import functools
 import importlib
-import logging
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from ..guard import GuardKind
+from ..warnings_once import warn
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoints
 
 __all__ = ["BUILTIN_KINDS", "ENTRY_POINT_GROUP", "registry"]
-
-log = logging.getLogger("toolguards")
 
 #: The built-in kinds by name: the module (in this folder) whose ``KIND`` each is, in the schema's order.
 _BUILTIN = {
@@ -76,11 +74,11 @@ def registry() -> Mapping[str, GuardKind]:
             loaded = point.load()
             kind = loaded() if isinstance(loaded, type) else loaded
         except Exception as exc:  # a plugin's import error must not break the guards that do not use it
-            log.warning("toolguards: skipping %s: it failed to load: %s", label, exc)
+            warn("toolguards: skipping %s: it failed to load: %s", label, exc)
             continue
         problem = _plugin_problem(point.name, kind, kinds)
         if problem:
-            log.warning("toolguards: skipping %s: %s", label, problem)
+            warn("toolguards: skipping %s: %s", label, problem)
             continue
         kinds[point.name] = kind
     return MappingProxyType(kinds)

@@ -10,9 +10,10 @@ never misread, never an exception into the host.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
+
+from ..warnings_once import warn
 
 __all__ = [
     "Envelopes", "StateStore", "StateType", "Step", "StoreError", "StoreFactory", "discarded_state",
@@ -133,4 +134,4 @@ class Envelopes:
     def _discard(self, kind: StateType[Any], found: str) -> None:
         if found not in self._discarded:
             self._discarded.add(found)
-            logging.getLogger("toolguards").warning("%s", discarded_state(kind, found))
+            warn("%s", discarded_state(kind, found))

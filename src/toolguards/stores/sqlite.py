@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
+from _thread import allocate_lock  # threading's Lock without importing threading: a hook process needs no more
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -86,7 +86,7 @@ class SqliteDatabase:
     ) -> None:
         self.path = os.fspath(path)
         self.prune_after_days = prune_after_days
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         # Autocommit mode (isolation_level=None): every transaction below is begun and ended explicitly.
         self._connection = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
                                            check_same_thread=False)
