@@ -29,15 +29,19 @@ print(json.dumps({
 """
 
 
-def _venv(path: Path) -> Path:
-    venv.EnvBuilder(with_pip=True).create(path)
-    return path / ("Scripts" if os.name == "nt" else "bin")
-
-
 def _run(args: list[str], cwd: Path) -> str:
     done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fresh venv for the module's installs (the wheel's, then the checkout's editable one): each test installs
+    what it checks over whatever is there, and the dependencies are fetched once."""
+    path = tmp_path_factory.mktemp("venv")
+    venv.EnvBuilder(with_pip=True).create(path)
+    return path / ("Scripts" if os.name == "nt" else "bin")
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +66,17 @@ def test_wheel_carries_the_data(wheel: Path):
         assert expected in names
 
 
-def test_wheel_in_a_fresh_venv_loads_the_default_from_outside_the_checkout(wheel: Path, tmp_path: Path):
-    bin_dir = _venv(tmp_path / "venv")
-    _run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], tmp_path)
+def test_wheel_in_a_fresh_venv_loads_the_default_from_outside_the_checkout(
+    wheel: Path, fresh_venv: Path, tmp_path: Path
+):
+    bin_dir = fresh_venv
+    pip = [str(bin_dir / "python"), "-m", "pip", "install", "--quiet"]
+    _run([*pip, str(wheel)], tmp_path)  # with its dependencies
+    _run([*pip, "--force-reinstall", "--no-deps", str(wheel)], tmp_path)  # over an editable install, if one is there
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     report = json.loads(_run([str(bin_dir / "python"), "-c", PROBE], elsewhere))
-    assert str(tmp_path / "venv") in report["data"] and report["data"].endswith("_data")
+    assert str(bin_dir.parent) in report["data"] and report["data"].endswith("_data")
     assert str(REPO) not in report["module"]
     assert report["guards"] == ["repeat-tool-reminder"]
     assert report["reminder"].startswith("你正在用完全相同的参数重复同一个工具调用")
@@ -76,8 +84,8 @@ def test_wheel_in_a_fresh_venv_loads_the_default_from_outside_the_checkout(wheel
     _run([str(bin_dir / "toolguards"), "validate", str(default)], elsewhere)
 
 
-def test_editable_install_finds_the_checkout_data(tmp_path: Path):
-    bin_dir = _venv(tmp_path / "venv")
+def test_editable_install_finds_the_checkout_data(fresh_venv: Path, tmp_path: Path):
+    bin_dir = fresh_venv
     _run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "-e", str(REPO)], tmp_path)
     report = json.loads(_run([str(bin_dir / "python"), "-c", PROBE], tmp_path))
     assert Path(report["module"]).resolve() == REPO / "src" / "toolguards" / "__init__.py"
