@@ -169,7 +169,8 @@ def remember_call_id(ids: CallIds, call_id: str | None) -> CallIds:
     """The window of recent call ids with ``call_id`` added (the last CALL_ID_WINDOW; None until ids are used)."""
     if call_id is None:
         return ids
-    return ids[1 - CALL_ID_WINDOW :] + (call_id,) if ids else (call_id,)  # a concatenation: no list in between
+    # A concatenation rather than (*ids[...], call_id), which builds a list first: this runs on every call with an id.
+    return ids[1 - CALL_ID_WINDOW :] + (call_id,) if ids else (call_id,)  # noqa: RUF005
 
 
 def call_ids_from_json(data: Any) -> CallIds:
