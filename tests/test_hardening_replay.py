@@ -1,5 +1,5 @@
 """The replay's fast paths agree with the careful ones they skip: decoding a line, checking an event, printing a call
-that drew no reminder."""
+with or without reminders."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import SHARED_FIXTURES
 from toolguards.cli import main
-from toolguards.events import PostToolDecision
+from toolguards.events import ContextEntry, PostToolDecision
 from toolguards.guard import Call
 from toolguards.replay.importers import _json
 from toolguards.replay.importers import events as events_format
@@ -91,6 +91,23 @@ def test_a_call_without_reminders_prints_as_json_dumps_prints_it(agent: str | No
     outcome = Outcome(record, (PostToolDecision(),), Call(record))
     expected = json.dumps({"line": line, "agent": agent, "tool": tool, "contexts": []}, ensure_ascii=False) + "\n"
     assert jsonl_line(outcome) == expected
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.text()
+VALUES = SCALARS | st.floats() | st.lists(SCALARS, max_size=2) | st.dictionaries(st.text(), SCALARS, max_size=2)
+MAPPINGS = st.dictionaries(st.text(), SCALARS, max_size=5) | st.dictionaries(st.text(), VALUES, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(agent=st.none() | st.text(), tool=st.text(min_size=1),
+       contexts=st.lists(st.builds(ContextEntry, st.text(), MAPPINGS, MAPPINGS), min_size=1, max_size=3))
+def test_a_call_with_reminders_prints_as_json_dumps_prints_it(
+    agent: str | None, tool: str, contexts: list[ContextEntry]
+) -> None:
+    record = Record("post-execute", 7, agent=agent, tool=tool, arguments={})
+    outcome = Outcome(record, (PostToolDecision(additional_contexts=tuple(contexts)),), Call(record))
+    data = {"line": 7, "agent": agent, "tool": tool, "contexts": [entry.to_json() for entry in contexts]}
+    assert jsonl_line(outcome) == json.dumps(data, ensure_ascii=False, default=str) + "\n"
 
 
 # --- issue 12: each input that once ended in a traceback or a wrong answer, with the exact message it now gets ---

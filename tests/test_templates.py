@@ -94,6 +94,7 @@ def user_template(tmp_path: Path, body: str) -> str:
         ("{{ count ** 1000 }}\n", "mine/en/first.j2:1:1: template failed to render: an exponent above 64 is not allowed in a template"),
         ("{{ 'x' * 1000000 }}\n", "mine/en/first.j2:1:1: template failed to render: a value longer than 100000 is not allowed in a template"),
         ("{{ [tool] * count * 100000 }}\n", "mine/en/first.j2:1:1: template failed to render: a value longer than 100000 is not allowed in a template"),
+        ("{{ range(100001) | length }}\n", "mine/en/first.j2:1:1: template failed to render: Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."),
     ],
 )
 def test_broken_user_templates_fail_at_load(write_guard_file, tmp_path, body, expected):
@@ -108,6 +109,18 @@ def test_a_user_template_overrides_the_shipped_one(write_guard_file, tmp_path):
     engine = tg.load(path)
     decisions = [engine.post_execute(tg.ToolEvent("grep", {}, agent="a")) for _ in range(3)]
     assert decisions[2].additional_contexts[0].text == "Twice 6 for grep"
+
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("{% for i in range(count) %}{{ i }}{% endfor %}", "012"),  # the sandbox's own range
+    ("{% set ns = namespace(n=count) %}{% set ns.n = ns.n + 1 %}{{ ns.n }} {{ dict(tool=tool).tool }}", "4 grep"),
+    ("{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}", "aba"),
+])
+def test_a_user_template_sees_jinjas_globals(write_guard_file, tmp_path, body, expected):
+    engine = tg.load(write_guard_file(user_template(tmp_path, body + "\n")))
+    decisions = [engine.post_execute(tg.ToolEvent("grep", {}, agent="a")) for _ in range(3)]
+    assert decisions[2].additional_contexts[0].text == expected
 
 
 def _fifo(path: Path) -> None:

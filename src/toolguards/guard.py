@@ -53,18 +53,16 @@ class Call:
     """A tool event as guards see it: the tool name as text, and the canonical forms of its arguments and result,
     each computed at most once for all guards (and for replay's statistics)."""
 
-    __slots__ = ("_canonical", "_result", "event", "tool")
+    __slots__ = ("_canonical", "_result", "agent", "event", "tool")
 
     def __init__(self, event: ToolCall) -> None:
         self.event = event
         self.tool = event.tool if type(event.tool) is str else str(event.tool)
+        #: the agent key (never None for a guard: the engine skips calls without an agent); an attribute rather than
+        #: a property over ``event``, as the engine and every guard read it on each call
+        self.agent: Any = event.agent
         self._canonical: str | None = None
         self._result: str | None = None
-
-    @property
-    def agent(self) -> Any:
-        """The agent key (never None here: the engine skips calls without an agent)."""
-        return self.event.agent
 
     def canonical_arguments(self) -> str:
         """The arguments' canonical text (byte-identical to the reference's key-sorted JSON.stringify)."""
@@ -171,7 +169,8 @@ def remember_call_id(ids: CallIds, call_id: str | None) -> CallIds:
     """The window of recent call ids with ``call_id`` added (the last CALL_ID_WINDOW; None until ids are used)."""
     if call_id is None:
         return ids
-    return (*ids[1 - CALL_ID_WINDOW :], call_id) if ids else (call_id,)
+    # A concatenation rather than (*ids[...], call_id), which builds a list first: this runs on every call with an id.
+    return ids[1 - CALL_ID_WINDOW :] + (call_id,) if ids else (call_id,)  # noqa: RUF005
 
 
 def call_ids_from_json(data: Any) -> CallIds:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..events import ContextEntry
@@ -49,12 +49,15 @@ def jsonl_line(outcome: Outcome, *, compare: bool = False) -> str:
     contexts with --compare)."""
     record, contexts = outcome.record, outcome.decisions[0].additional_contexts
     agent, tool = record.agent, record.tool
-    if not contexts and not compare and type(tool) is str and type(record.line) is int:
-        # Most calls draw no reminder: the same text json.dumps prints, at a fraction of its cost.
-        if agent is None:
-            return f'{{"line": {record.line}, "agent": null, "tool": {_quote(tool)}, "contexts": []}}\n'
-        if type(agent) is str:
-            return f'{{"line": {record.line}, "agent": {_quote(agent)}, "tool": {_quote(tool)}, "contexts": []}}\n'
+    if not compare and type(tool) is str and type(record.line) is int and (agent is None or type(agent) is str):
+        # The text json.dumps prints, at a fraction of its cost: most calls draw no reminder, and a guard's reminder
+        # holds only strings and integers (a context with any other value takes json.dumps below).
+        shown = "null" if agent is None else _quote(agent)
+        if not contexts:
+            return f'{{"line": {record.line}, "agent": {shown}, "tool": {_quote(tool)}, "contexts": []}}\n'
+        entries = _contexts_text(contexts)
+        if entries is not None:
+            return f'{{"line": {record.line}, "agent": {shown}, "tool": {_quote(tool)}, "contexts": [{entries}]}}\n'
     data: dict[str, Any] = {
         "line": record.line,
         "agent": record.agent,
@@ -64,6 +67,39 @@ def jsonl_line(outcome: Outcome, *, compare: bool = False) -> str:
     if compare:
         data["other"] = [entry.to_json() for entry in outcome.decisions[1].additional_contexts]
     return _encode(data) + "\n"
+
+
+def _contexts_text(contexts: Sequence[ContextEntry]) -> str | None:
+    """Each entry's ``to_json()`` as json.dumps prints it, comma-separated, where their sources and metadata hold only
+    plain scalars; else None."""
+    texts = []
+    for entry in contexts:
+        source, metadata = _plain_object(entry.source), _plain_object(entry.metadata)
+        if type(entry.text) is not str or source is None or metadata is None:
+            return None
+        texts.append(f'{{"text": {_quote(entry.text)}, "source": {source}, "metadata": {metadata}}}')
+    return ", ".join(texts)
+
+
+def _plain_object(mapping: Mapping[str, Any]) -> str | None:
+    """A mapping of str keys to str, int, bool or None values as json.dumps prints it; None for anything else."""
+    members = []
+    for key, value in mapping.items():
+        kind = type(value)
+        if type(key) is not str:
+            return None
+        if kind is str:
+            text = _quote(value)
+        elif kind is int:
+            text = int.__repr__(value)
+        elif kind is bool:
+            text = "true" if value else "false"
+        elif value is None:
+            text = "null"
+        else:
+            return None
+        members.append(f"{_quote(key)}: {text}")
+    return "{" + ", ".join(members) + "}"
 
 
 def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | None:

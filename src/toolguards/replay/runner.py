@@ -47,6 +47,7 @@ def replay(
     """
     first = engines[0].post_execute
     new = tuple.__new__  # Outcome(item, decisions, call) without the named tuple's Python-level __new__
+    single = len(engines) == 1
     for item in items:
         if isinstance(item, InputError):
             if not skip_bad_lines:
@@ -58,7 +59,7 @@ def replay(
             # A record has every attribute of a ToolEvent (the engine's ToolCall); as a Call it is keyed once for
             # every engine and for the statistics.
             call = Call(item)
-            if len(engines) == 1:  # the usual case, without a generator per call
+            if single:  # the usual case, without a generator per call
                 yield new(Outcome, (item, (first(call),), call))
             else:
                 yield Outcome(item, tuple(engine.post_execute(call) for engine in engines), call)
