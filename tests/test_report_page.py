@@ -15,6 +15,7 @@ import pytest
 from jinja2 import FileSystemLoader
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from conftest import REPO
 from toolguards.cli import main
 from toolguards.report.page import FOLD_ABOVE, locales, report_templates_dir, resolve_page_locale
 
@@ -214,3 +215,18 @@ def test_the_problems_section_lists_failed_inputs_and_records_not_read(tmp_path,
     rows = re.findall(r'<tr><td class="num">(\d+)</td><td><code>(\w+)</code></td><td>(\w+)</td><td><code>(.*?)</code>',
                       section)
     assert rows == [("2", "nope", "events", f"{path}:1"), ("1", "also", "events", f"{path}:3")]
+
+
+@pytest.mark.parametrize(
+    ("compare", "expected"),
+    [
+        (False, ["1 reminder", "1 reminder with resultAware"]),
+        (True, ["A 1 reminder", "A 1 reminder with resultAware", "B 1 reminder", "B 1 reminder with resultAware"]),
+    ],
+)
+def test_the_what_if_bars_say_what_they_count(tmp_path, capsys, compare, expected):
+    path = events_file(tmp_path, "s.jsonl", [post("main", "grep", {"q": 1}) for _ in range(3)])
+    page = report([*(["--compare", str(REPO / "examples" / "result-aware.yaml")] if compare else []), path], capsys)
+    chart = page[page.index('<figure class="chart">'):]
+    titles = re.findall(r'<rect class="wi[^"]*"[^>]*><title>(.*?)</title>', chart[: chart.index("</figure>")])
+    assert titles[: len(expected)] == expected  # the first threshold, 2
