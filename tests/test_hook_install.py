@@ -230,6 +230,37 @@ def test_claude_http_hooks_for_toolguards_serve(project, capsys):
     assert capsys.readouterr().err.endswith("error: --http: codex has no http hooks (only claude)\n")
 
 
+def test_claude_http_hooks_carry_the_served_token_from_the_environment(project, capsys):
+    url = "http://127.0.0.1:8787/hooks/claude"
+    path = project / CONFIG["claude"]
+    assert run(capsys, "install", "claude", "--http", url)[0] == 0
+    assert run(capsys, "install", "claude", "--http", url, "--token-env", "TOOLGUARDS_TOKEN")[0] == 0  # in place
+    http = {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${TOOLGUARDS_TOKEN}"},
+            "allowedEnvVars": ["TOOLGUARDS_TOKEN"]}
+    assert ordered(json.loads(path.read_text())) == ordered(
+        {"hooks": {event: [entry] for event, entry in entries("claude", http).items()}})
+    assert run(capsys, "uninstall", "claude", "--http", url)[0] == 0
+    assert json.loads(path.read_text()) == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--token-env", "T"], "error: --token-env: only with --http\n"),
+        (["--http", "http://127.0.0.1:1/hooks/claude", "--token-env", "A-B"],
+         "error: --token-env: 'A-B' is not an environment variable name (letters, digits, _)\n"),
+        (["--http", "http://127.0.0.1:1/hooks/claude", "--token-env", "1A"],
+         "error: --token-env: '1A' is not an environment variable name (letters, digits, _)\n"),
+    ],
+)
+def test_token_env_is_checked(project, capsys, args, message):
+    with pytest.raises(SystemExit) as exit_code:
+        run(capsys, "install", "claude", *args)
+    assert exit_code.value.code == 2
+    assert capsys.readouterr().err.endswith(message)
+    assert not (project / CONFIG["claude"]).exists()
+
+
 def test_a_guard_file_is_checked_and_passed_by_its_absolute_path(project, capsys):
     good = project / "g.yaml"
     good.write_text("guards:\n  - id: repeat-tool-reminder\n")

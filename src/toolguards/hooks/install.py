@@ -2,7 +2,8 @@
 
 ::
 
-    toolguards hook install HOST [--scope project|user | --config PATH] [--dry-run] [--guard-file PATH] [--http URL]
+    toolguards hook install HOST [--scope project|user | --config PATH] [--dry-run] [--guard-file PATH]
+                                 [--http URL [--token-env VAR]]
     toolguards hook uninstall HOST [--scope project|user | --config PATH] [--dry-run] [--http URL]
 
 The file is the host module's ``CONFIG_FILE`` under the current folder (``--scope project``, the default) or the home
@@ -10,7 +11,10 @@ folder (``--scope user``), or ``--config PATH``. Install merges the host's entri
 
 - the registered command is the absolute path of this installation's ``toolguards`` (``--guard-file PATH`` adds
   ``--config <its absolute path>``, after checking the file), so it runs from any folder and any virtualenv; for
-  ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}`` handlers (``toolguards serve``) instead;
+  ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}`` handlers (``toolguards serve``) instead, and
+  ``--token-env VAR`` adds the bearer token a served ``--token-file`` asks for, read by Claude Code from the
+  environment variable ``VAR`` (``"headers": {"Authorization": "Bearer ${VAR}"}, "allowedEnvVars": [VAR]``: the token
+  itself is never written into the file);
 - an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) — or, with
   ``--http``, posts to that URL — is updated where it stands, so running install twice leaves one entry; every other
   hook and setting is kept, in its order;
@@ -41,6 +45,9 @@ from . import HOSTS, host
 __all__ = ["BACKUP_SUFFIX", "InstallError", "installed_command", "main", "merge", "ours", "unmerge"]
 
 BACKUP_SUFFIX = ".toolguards.bak"
+
+#: What Claude Code takes as an environment variable's name in a header (``$VAR`` or ``${VAR}``).
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SCRIPT_NAMES = ("toolguards", "toolguards.exe")
 
 
@@ -256,6 +263,9 @@ def _parser(action: str) -> argparse.ArgumentParser:
     if action == "install":
         parser.add_argument("--guard-file", metavar="PATH", help="run the hook with this guard file (--config)")
     parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
+    if action == "install":
+        parser.add_argument("--token-env", metavar="VAR",
+                            help="with --http: send the bearer token held in the environment variable VAR")
     return parser
 
 
@@ -267,6 +277,12 @@ def main(argv: Sequence[str]) -> int:
     module = host(options.host)
     if options.http is not None and not module.HTTP:
         parser.error(f"--http: {options.host} has no http hooks (only claude)")
+    token_env = getattr(options, "token_env", None)
+    if token_env is not None:
+        if options.http is None:
+            parser.error("--token-env: only with --http")
+        if not _ENV_NAME.fullmatch(token_env):
+            parser.error(f"--token-env: {token_env!r} is not an environment variable name (letters, digits, _)")
     path = options.config or os.path.join(os.getcwd() if options.scope == "project" else os.path.expanduser("~"),
                                           *module.CONFIG_FILE.split("/"))
     prefix = f"toolguards hook {action}"
@@ -300,7 +316,11 @@ def main(argv: Sequence[str]) -> int:
 
 def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
     if options.http is not None:
-        return {"type": "http", "url": options.http}
+        hook: dict[str, Any] = {"type": "http", "url": options.http}
+        if options.token_env is not None:
+            hook["headers"] = {"Authorization": f"Bearer ${{{options.token_env}}}"}
+            hook["allowedEnvVars"] = [options.token_env]
+        return hook
     command = f"{_quote(installed_command())} hook {options.host}"
     if options.guard_file is not None:
         guard_file = os.path.abspath(options.guard_file)
