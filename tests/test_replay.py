@@ -395,6 +395,17 @@ def test_a_failure_in_a_worker_ends_the_run_here(jobs):
         list(run_each(_where, _no_state, ["a", "b"], jobs))
 
 
+@pytest.mark.parametrize(("method", "expected"), [("fork", "made here"), ("forkserver", "ready")])
+def test_forked_workers_start_from_the_state_made_here(monkeypatch, method, expected):
+    from toolguards.replay import batch
+
+    made_here = {"state": "made here"}
+    monkeypatch.setattr(batch, "_start_method", lambda: method)
+    # A lambda cannot be pickled: only a forked worker, which inherits this process's memory, can call it.
+    results = list(run_each(_where, _state, ["a", "b", "c"], 2, inherited=lambda: made_here["state"]))
+    assert results == [f"{expected}:{path}" for path in "abc"]
+
+
 def test_spilled_output_comes_back_whole_and_in_order():
     spill = Spill(limit=10)
     parts = [f"line {n}\n" for n in range(50)]

@@ -128,7 +128,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     setup = partial(_direct, settings, engines, len(paths) == 1) if jobs == 1 else partial(_Worker, settings, False)
     status = 1 if problems else 0
     compared = _Compared()
-    for result in run_each(_replay_file, setup, paths, jobs, progress=len(paths) > 1):
+    # Forked workers start from the engines loaded here (each its own copy); others load the guard files again.
+    inherited = partial(_Worker, settings, False, engines)
+    for result in run_each(_replay_file, setup, paths, jobs, progress=len(paths) > 1, inherited=inherited):
         if result.out is not None:
             result.out.copy_to(out.write)
         if result.err is not None:

@@ -91,7 +91,8 @@ def _report(args: argparse.Namespace) -> int:
         report.problem(str(problem))
     jobs = 1 if "-" in paths else min(args.jobs or cores(), max(len(paths), 1))
     start = partial(_same, analyser) if jobs == 1 else partial(setup, job)
-    for result in run_each(work, start, paths, jobs, progress=len(paths) > 1):
+    inherited = partial(_same, analyser)  # forked workers start from the engines loaded here, each its own copy
+    for result in run_each(work, start, paths, jobs, progress=len(paths) > 1, inherited=inherited):
         if isinstance(result, Problem):
             print(result.message, file=sys.stderr)
             report.problem(result.message)
@@ -107,7 +108,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _same(analyser: Analyser) -> Analyser:
-    # One process: the engines loaded to check the guard files are the ones that read the inputs.
+    # One process, or a forked worker: the engines loaded to check the guard files are the ones that read the inputs.
     return analyser
 
 

@@ -31,7 +31,6 @@ S = TypeVar("S")
 R = TypeVar("R")
 
 
-
 def expand_inputs(paths: Sequence[str]) -> tuple[list[str], list[InputError]]:
     """Each path as given, except a folder: every ``*.jsonl`` and ``*.json`` file under it, recursively, in sorted
     path order (other files are passed over). Also returns a problem for each folder that could not be listed."""
@@ -65,11 +64,14 @@ def run_each(
     jobs: int = 1,
     *,
     progress: bool = False,
+    inherited: Callable[[], S] | None = None,
 ) -> Iterator[R]:
     """``work(state, path)`` for every path, yielded in the order of ``paths``. ``setup()`` makes the state once per
     process: here when ``jobs`` is 1, else in each of ``jobs`` worker processes (then ``work`` and ``setup`` must be
-    picklable: module-level functions, or partials of them). An exception in ``work`` or ``setup`` ends the run here.
-    With ``progress``, one bar over the files runs on stderr when it is a terminal."""
+    picklable: module-level functions, or partials of them). Where the workers are forked from this process, each
+    calls ``inherited`` instead, if given: it hands out state already made here (loaded guard files, say), which the
+    worker holds as a copy in its inherited memory, unpickled and not made again. An exception in ``work`` or
+    ``setup`` ends the run here. With ``progress``, one bar over the files runs on stderr when it is a terminal."""
     if jobs <= 1 or len(paths) <= 1:
         state = setup()
         with _FreshStack() as fresh:
@@ -77,8 +79,10 @@ def run_each(
         return
     sys.stdout.flush()  # a forked worker must not inherit unwritten output
     sys.stderr.flush()
-    context = multiprocessing.get_context(_start_method())
-    with context.Pool(min(jobs, len(paths)), initializer=_start_worker, initargs=(setup,)) as pool:
+    method = _start_method()
+    make = inherited if inherited is not None and method == "fork" else setup
+    context = multiprocessing.get_context(method)
+    with context.Pool(min(jobs, len(paths)), initializer=_start_worker, initargs=(make,)) as pool:
         # The bar (and its monitor thread) comes after the workers: a process with threads must not fork.
         yield from _advancing(pool.imap(partial(_in_worker, work), paths, chunksize=1), len(paths), progress)
 
