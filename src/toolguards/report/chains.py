@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..guard import CALL_ID_WINDOW, Call, call_key
+from ..guard import Call, CallIds, call_key, remember_call_id, seen_call_id
 from ..patterns import ToolFilter
 
 __all__ = ["Chains", "Run"]
@@ -64,7 +64,7 @@ class Chains:
         self._tracked = tracked
         self._finished = finished
         self._open: dict[str, _Open] = {}
-        self._ids: dict[str, tuple[str, ...]] = {}
+        self._ids: dict[str, CallIds] = {}
         #: tool → result-aware run length → runs
         self.aware: dict[str, Counter[int]] = {}
 
@@ -75,10 +75,10 @@ class Chains:
             return
         call_id = call.event.call_id
         if call_id is not None:
-            ids = self._ids.get(agent, ())
-            if call_id in ids:
+            ids = self._ids.get(agent)
+            if seen_call_id(ids, call_id):
                 return  # a re-delivered call: the guard does not count it
-            self._ids[agent] = (*ids[1 - CALL_ID_WINDOW :], call_id)
+            self._ids[agent] = remember_call_id(ids, call_id)
         key = call_key(call)
         result = call.canonical_result()
         run = self._open.get(agent)
