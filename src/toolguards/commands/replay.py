@@ -22,13 +22,13 @@ from ..engine import Engine
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..loader import load
 from ..replay.batch import Spill, cores, expand_inputs, run_each
-from ..replay.importers import FORMATS
 from ..replay.records import ImportOptions, InputError, Record
 from ..replay.report import Check, compare_text, jsonl_line, reminder_text, summary_text, totals_line
 from ..replay.runner import Outcome, Skipped, replay
 from ..replay.session import Input, Reading, reset
 from ..replay.stats import Totals
 from ..resources import default_guard_file
+from .sessions import add_input_arguments
 
 HELP = "replay recorded agent sessions through the guards and show which reminders would fire"
 EPILOG = (
@@ -44,13 +44,10 @@ class UsageError(Exception):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register replay's arguments."""
     parser.epilog = EPILOG
+    add_input_arguments(parser, result="the output", counted="in the summary")
     add = parser.add_argument
-    add("inputs", nargs="+", metavar="PATH",
-        help="session files, or folders of them (every *.jsonl and *.json under it); - for stdin; each file is its "
-             "own session")
     add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
     add("--locale", metavar="LOC", help="reminder locale (default: the guard file's, else en)")
-    add("--input-format", choices=("auto", *FORMATS), default="auto", help="format of the inputs (default: detected)")
     add("--format", choices=("text", "jsonl"), default="text",
         help="text: each reminder as the model reads it, then a summary; jsonl: one object per tool call")
     add("--summary", action="store_true",
@@ -58,24 +55,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--compare", metavar="OTHER", help="replay under a second guard file too and show where the two differ")
     add("--check", action="store_true",
         help="dsh logs: compare the reminders produced with those recorded under the same guard ids (exit 1 if not)")
-    add("--skip-bad-lines", action="store_true", help="skip malformed input lines (counted) instead of stopping")
-    add("--strict", action="store_true",
-        help="a record of a known format that its importer does not read is an error, not a count in the summary")
-    add("--count-polls", action="store_true",
-        help="Codex: count write_stdin polls of a running command, which the live hook never sees")
-    add("--jobs", type=_positive, metavar="N",
-        help="replay files in N processes (default: the number of cores, at most the number of files); the output "
-             "is the same as with --jobs 1")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 @dataclass(frozen=True)

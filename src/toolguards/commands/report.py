@@ -16,10 +16,10 @@ from functools import partial
 
 from ..diagnostics import ConfigError
 from ..replay.batch import cores, expand_inputs, run_each
-from ..replay.importers import FORMATS
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..report import Analyser, Job, Problem, Report, locales, render_page, resolve_page_locale, setup, work
+from .sessions import add_input_arguments
 
 HELP = "turn recorded sessions into one self-contained HTML page of runs, thresholds and what-ifs"
 EPILOG = (
@@ -37,34 +37,13 @@ class UsageError(Exception):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register report's arguments."""
     parser.epilog = EPILOG
+    add_input_arguments(parser, result="the page", counted="on the page")
     add = parser.add_argument
-    add("inputs", nargs="+", metavar="PATH",
-        help="session files, or folders of them (every *.jsonl and *.json under it); - for stdin; each file is its "
-             "own session")
     add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
     add("--compare", metavar="PATH", help="a second guard file, shown side by side with the first")
     add("-o", "--output", metavar="FILE", default=DEFAULT_OUTPUT,
         help=f"the page (default: {DEFAULT_OUTPUT}; - for stdout)")
-    add("--input-format", choices=("auto", *FORMATS), default="auto", help="format of the inputs (default: detected)")
-    add("--jobs", type=_positive, metavar="N",
-        help="read files in N processes (default: the number of cores, at most the number of files); the page is "
-             "the same as with --jobs 1")
     add("--locale", metavar="LOC", help="page and reminder locale (default: the guard file's, else en)")
-    add("--skip-bad-lines", action="store_true", help="skip malformed input lines (counted) instead of stopping")
-    add("--strict", action="store_true",
-        help="a record of a known format that its importer does not read is an error, not a count on the page")
-    add("--count-polls", action="store_true",
-        help="Codex: count write_stdin polls of a running command, which the live hook never sees")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,39 @@
+"""The options of the commands that read recorded sessions (``replay``, ``report``): what to read and how, and in how
+many processes. Each command adds its own options beside these."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..replay.importers import FORMATS
+
+__all__ = ["add_input_arguments", "positive"]
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, *, result: str, counted: str) -> None:
+    """The inputs, ``--input-format``, ``--skip-bad-lines``, ``--strict``, ``--count-polls`` and ``--jobs``;
+    ``result`` names what the command makes (for ``--jobs``), ``counted`` where a record not read is counted."""
+    add = parser.add_argument
+    add("inputs", nargs="+", metavar="PATH",
+        help="session files, or folders of them (every *.jsonl and *.json under it); - for stdin; each file is its "
+             "own session")
+    add("--input-format", choices=("auto", *FORMATS), default="auto", help="format of the inputs (default: detected)")
+    add("--skip-bad-lines", action="store_true", help="skip malformed input lines (counted) instead of stopping")
+    add("--strict", action="store_true",
+        help=f"a record of a known format that its importer does not read is an error, not a count {counted}")
+    add("--count-polls", action="store_true",
+        help="Codex: count write_stdin polls of a running command, which the live hook never sees")
+    add("--jobs", type=positive, metavar="N",
+        help=f"read files in N processes (default: the number of cores, at most the number of files); {result} is "
+             "the same as with --jobs 1")
+
+
+def positive(text: str) -> int:
+    """A whole number of 1 or more, for argparse."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
