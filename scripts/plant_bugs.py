@@ -2,6 +2,7 @@
 
     python scripts/plant_bugs.py            # every bug, the whole suite each time (stops at the first failure)
     python scripts/plant_bugs.py --list     # the bugs, without running anything
+    python scripts/plant_bugs.py --bug 7    # the 7th bug of the list only
 
 Each bug is a small text change in one source file, undone afterwards whatever happens. A bug the suite does not
 catch ("survived") is a hole in the tests: the script exits 1. This is a check for developers, not part of the suite
@@ -44,9 +45,13 @@ BUGS = [
     Bug("calls without an agent counted", "engine.py",
         "                if event.agent is None or not self.guards:", "                if not self.guards:"),
     Bug("a config error replaced by the default", "loader.py",
-        "    document = parse_document(display, raw)\n",
-        "    try:\n        document = parse_document(display, raw)\n    except ConfigError:\n"
-        "        return load_default(locale=locale, stores=stores, on_failure=on_failure)\n"),
+        "    return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale),\n"
+        "                     stores=stores, on_failure=on_failure)\n",
+        "    try:\n"
+        "        checked = check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale)\n"
+        "    except ConfigError:\n"
+        "        return load_default(locale=locale, stores=stores, on_failure=on_failure)\n"
+        "    return engine_of(checked, stores=stores, on_failure=on_failure)\n"),
 ]
 
 
@@ -72,9 +77,11 @@ def plant(bug: Bug) -> tuple[bool, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the bugs and stop")
+    parser.add_argument("--bug", type=int, choices=range(1, len(BUGS) + 1), metavar="N",
+                        help=f"plant only the N-th bug of --list (1 to {len(BUGS)})")
     args = parser.parse_args()
     survived = 0
-    for bug in BUGS:
+    for bug in BUGS if args.bug is None else [BUGS[args.bug - 1]]:
         if args.list:
             print(f"{bug.name} ({bug.file})")
             continue
