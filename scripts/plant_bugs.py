@@ -45,8 +45,8 @@ BUGS = [
     Bug("calls without an agent counted", "engine.py",
         "                if event.agent is None or not self.guards:", "                if not self.guards:"),
     Bug("a config error replaced by the default", "loader.py",
-        "    return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale),\n"
-        "                     stores=stores, on_failure=on_failure)\n",
+        "    return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, "
+        "locale),\n                     stores=stores, on_failure=on_failure)\n",
         "    try:\n"
         "        checked = check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale)\n"
         "    except ConfigError:\n"
