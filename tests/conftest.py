@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,16 @@ def require(program: str, why: str, package: str) -> str:
             pytest.fail(f"{message}; .ci/run installs it")
         pytest.skip(message)
     return found
+
+
+# Why the pydantic-ai tests skip where pydantic_ai cannot be imported: no pydantic-ai-slim 2.58 or later (the lowest the
+# integration supports) exists for Python 3.10 (from 2.55 it needs 3.11), so the test extra leaves it out there.
+PYDANTIC_AI_MISSING = (
+    "pydantic-ai-slim 2.58 or later needs Python 3.11 or newer; the test extra leaves it out on Python 3.10"
+    if sys.version_info < (3, 11)
+    else "the pydantic-ai extra is not installed: pip install -e '.[pydantic-ai]'"
+)
+
 SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import PYDANTIC_AI_MISSING, REPO
 
 EXAMPLES = REPO / "examples"
 
@@ -22,7 +22,7 @@ def test_langchain_example_runs_and_reminds():
 
 
 def test_pydantic_ai_example_runs_and_reminds():
-    pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed: pip install -e '.[pydantic-ai]'")
+    pytest.importorskip("pydantic_ai", reason=PYDANTIC_AI_MISSING)
     done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "pydantic_ai_agent.py")], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -118,6 +118,7 @@ def test_a_store_failure_half_way_rolls_the_whole_batch_back(tmp_path, monkeypat
     assert len(seen) == 10  # the engine went on, and nothing more was written after the failure
     with sqlite3.connect(tmp_path / "claude-code.sqlite3") as connection:
         assert connection.execute("SELECT count(*) FROM toolguards_state").fetchone() == (0,)
+    connection.close()  # the with block commits, never closes (Python 3.13 warns of an unclosed one)
 
 
 def test_a_stored_state_of_another_version_is_one_notice_and_a_fresh_chain(tmp_path):
@@ -125,6 +126,7 @@ def test_a_stored_state_of_another_version_is_one_notice_and_a_fresh_chain(tmp_p
     with sqlite3.connect(tmp_path / "claude-code.sqlite3") as connection:
         connection.execute("UPDATE toolguards_state SET state = ?",
                            (json.dumps({"kind": "repeat-tool-reminder", "version": 0, "state": [1, 2]}),))
+    connection.close()
     done = hook("claude", tmp_path, bash("v2"))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", (
         "toolguards hook: a stored repeat-tool-reminder state of version 0 was discarded (this version reads version "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ pytest.importorskip("langgraph.checkpoint.sqlite", reason="langgraph-checkpoint-
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from conftest import FIRST, FIRST_ZH, REPO, detailed
 from langchain_thread import PROMPT, THREAD, ScriptedModel, agent, saver, script
@@ -45,12 +47,26 @@ UNINTERRUPTED = [("human", "find x"), ("ai", "c1"), ("tool", "c1"), ("ai", "c2")
                  ("guard", FIFTH), ("ai", "c6"), ("tool", "c6"), ("ai", "done")]
 
 
+@pytest.fixture
+def savers() -> Iterator[Callable[[str], SqliteSaver]]:
+    """saver(path), each checkpointer's connection closed when the test ends (Python 3.13 warns of one left open)."""
+    made: list[SqliteSaver] = []
+
+    def make(path: str) -> SqliteSaver:
+        made.append(saver(path))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.conn.close()
+
+
 def test_an_uninterrupted_run_reminds_at_the_third_and_fifth_calls():
     assert uninterrupted() == UNINTERRUPTED
 
 
-def test_the_chains_are_in_the_checkpoint_not_in_the_output(tmp_path):
-    graph = agent(saver(str(tmp_path / "t.db")), ScriptedModel(messages=iter(script())))
+def test_the_chains_are_in_the_checkpoint_not_in_the_output(tmp_path, savers):
+    graph = agent(savers(str(tmp_path / "t.db")), ScriptedModel(messages=iter(script())))
     graph.invoke(PROMPT, THREAD)
     graph.invoke(None, THREAD)
     output = graph.invoke(None, THREAD)
@@ -68,21 +84,21 @@ def test_the_chains_are_in_the_checkpoint_not_in_the_output(tmp_path):
     assert graph.get_state(THREAD).values[STATE_KEY] == {}
 
 
-def test_a_thread_resumed_in_another_process_goes_on_counting(tmp_path, caplog):
+def test_a_thread_resumed_in_another_process_goes_on_counting(tmp_path, savers, caplog):
     path = str(tmp_path / "t.db")
     done = subprocess.run([sys.executable, "-W", "error", str(REPO / "tests" / "langchain_thread.py"), path, "2"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     # This process: a new checkpointer connection, a new middleware, the model's remaining turns.
-    graph = agent(saver(path), ScriptedModel(messages=iter(script(start=4))), interrupt=False)
+    graph = agent(savers(path), ScriptedModel(messages=iter(script(start=4))), interrupt=False)
     assert graph.get_state(THREAD).next == ("tools",)
     with caplog.at_level(logging.DEBUG, logger="toolguards"):
         assert seen(graph.invoke(None, THREAD)["messages"]) == UNINTERRUPTED
     assert caplog.records == []
 
 
-def test_two_middleware_instances_alternating_steps_agree(tmp_path):
-    checkpointer = saver(str(tmp_path / "t.db"))
+def test_two_middleware_instances_alternating_steps_agree(tmp_path, savers):
+    checkpointer = savers(str(tmp_path / "t.db"))
     model = ScriptedModel(messages=iter(script()))
     workers = [agent(checkpointer, model, GuardMiddleware()), agent(checkpointer, model, GuardMiddleware())]
     result = workers[0].invoke(PROMPT, THREAD)
@@ -94,8 +110,8 @@ def test_two_middleware_instances_alternating_steps_agree(tmp_path):
     assert seen(result["messages"]) == UNINTERRUPTED
 
 
-def test_a_state_of_another_version_is_discarded_with_one_warning(tmp_path, caplog):
-    graph = agent(saver(str(tmp_path / "t.db")), ScriptedModel(messages=iter(script())))
+def test_a_state_of_another_version_is_discarded_with_one_warning(tmp_path, savers, caplog):
+    graph = agent(savers(str(tmp_path / "t.db")), ScriptedModel(messages=iter(script())))
     graph.invoke(PROMPT, THREAD)
     graph.invoke(None, THREAD)
     graph.invoke(None, THREAD)  # two calls counted; the third is pending

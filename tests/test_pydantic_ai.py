@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed: pip install -e '.[pydantic-ai]'")
+from conftest import PYDANTIC_AI_MISSING
+
+pytest.importorskip("pydantic_ai", reason=PYDANTIC_AI_MISSING)
 
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.messages import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -124,7 +125,9 @@ def test_a_256_kb_write_file_fits_the_default_limit(server):
     (b"", "the body is empty: send one event object or an array of events"),
     (b" \n", "the body is empty: send one event object or an array of events"),
     (b"{", "the body is not JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
-    (b'[\n{"type": "forget"},\n]', "the body is not JSON: Expecting value at line 3 column 1"),
+    # Python's own words: 3.13 names a trailing comma (at the comma) where 3.10 to 3.12 expect a value after it
+    (b'[\n{"type": "forget"},\n]', "the body is not JSON: Expecting value at line 3 column 1" if sys.version_info < (3, 13)
+     else "the body is not JSON: Illegal trailing comma before end of array at line 2 column 19"),
     (b"\xff{}", "the body is not UTF-8 (byte 1)"),
     (b"[NaN]", "the body is not JSON: NaN is not a JSON value"),
     (b"[" * 100_000, "the body nests too deeply"),

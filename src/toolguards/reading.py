@@ -80,7 +80,12 @@ def _refuse(mode: int, size: int, limit: int) -> None:
 
 def read_small_file(path: str | os.PathLike[str], limit: int = MAX_BYTES) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; raises FileRefused (or OSError, ValueError) otherwise."""
-    info = os.stat(path)
+    try:
+        info = os.stat(path)
+    except ValueError as exc:
+        # A NUL character in the path: one wording on every version (3.13 says "stat: embedded null character in
+        # path" where 3.10 to 3.12 say "embedded null byte").
+        raise ValueError("embedded null byte") from exc
     _refuse(info.st_mode, info.st_size, limit)
     descriptor = os.open(path, _OPEN_FLAGS)
     try:
