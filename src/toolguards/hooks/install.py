@@ -277,7 +277,7 @@ def main(argv: Sequence[str]) -> int:
     module = host(options.host)
     if options.http is not None and not module.HTTP:
         parser.error(f"--http: {options.host} has no http hooks (only claude)")
-    token_env = getattr(options, "token_env", None)
+    token_env = options.token_env if action == "install" else None
     if token_env is not None:
         if options.http is None:
             parser.error("--token-env: only with --http")

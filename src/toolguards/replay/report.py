@@ -53,9 +53,7 @@ def jsonl_line(outcome: Outcome, *, compare: bool = False) -> str:
         # The text json.dumps prints, at a fraction of its cost: most calls draw no reminder, and a guard's reminder
         # holds only strings and integers (a context with any other value takes json.dumps below).
         shown = "null" if agent is None else _quote(agent)
-        if not contexts:
-            return f'{{"line": {record.line}, "agent": {shown}, "tool": {_quote(tool)}, "contexts": []}}\n'
-        entries = _contexts_text(contexts)
+        entries = _contexts_text(contexts) if contexts else ""
         if entries is not None:
             return f'{{"line": {record.line}, "agent": {shown}, "tool": {_quote(tool)}, "contexts": [{entries}]}}\n'
     data: dict[str, Any] = {
