@@ -228,9 +228,9 @@ class WatchStore(RedisStore):
                 try:
                     pipe.watch(key)
                     old = pipe.get(key)
-                    new_state, result = step(self._decode(old) if old else None)
+                    new_state, result = step(self._envelopes.loads(old) if old else None)
                     pipe.multi()
-                    pipe.set(key, self._encode(new_state), ex=self.stores.idle_ttl)
+                    pipe.set(key, self._envelopes.dumps(new_state), ex=self.stores.idle_ttl)
                     pipe.execute()
                     return result
                 except redis.WatchError:
