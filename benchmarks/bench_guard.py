@@ -18,13 +18,11 @@ import itertools
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,8 @@ import toolguards as tg
 from toolguards.cli import main as toolguards_main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workloads import SHAPES, write_events  # beside this script, not a package
+from timing import interleaved  # beside this script, not a package
+from workloads import SHAPES, write_events
 
 #: engine.post_execute ÷ json.dumps, per argument shape (issue 6)
 EVENT_TARGETS = {"small": 2.0, "floats": 2.0, "4k": 1.5, "256k": 1.2, "wide": 2.0}
@@ -54,25 +53,6 @@ def floor_seconds(arguments: Any) -> float:
         floor_dumps(arguments)
     return (time.perf_counter() - start) / 20
 
-
-def timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
-def interleaved(floor: Callable[[], object], subject: Callable[[], object], rounds: int) -> float:
-    """The median over ``rounds`` of subject time ÷ floor time, the two back to back, alternating which goes first."""
-    ratios = []
-    for number in range(rounds):
-        if number % 2:
-            subject_time = timed(subject)
-            floor_time = timed(floor)
-        else:
-            floor_time = timed(floor)
-            subject_time = timed(subject)
-        ratios.append(subject_time / floor_time)
-    return statistics.median(ratios)
 
 
 def verdict(value: float, target: float) -> str:

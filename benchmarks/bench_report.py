@@ -15,14 +15,12 @@ import argparse
 import contextlib
 import json
 import os
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from timing import interleaved
 from workloads import write_events
 
 from toolguards.cli import main as toolguards_main
@@ -55,22 +53,6 @@ def quiet(args: list[str]) -> None:
     if status != 0:
         raise AssertionError(f"toolguards {args[0]} exited with {status}")
 
-
-def timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
-def interleaved(floor: Callable[[], object], subject: Callable[[], object], rounds: int) -> float:
-    ratios = []
-    for number in range(rounds):
-        if number % 2:
-            s, f = timed(subject), timed(floor)
-        else:
-            f, s = timed(floor), timed(subject)
-        ratios.append(s / f)
-    return statistics.median(ratios)
 
 
 def opening_ms(page: Path) -> float | None:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
+from timing import interleaved  # beside this script, not a package
 
 import toolguards as tg
 from toolguards.stores.redis import RedisStore, RedisStores
@@ -111,23 +112,6 @@ class Client:
             raise RuntimeError(f"{path}: {response.status} {answer!r}")
         return answer
 
-
-def timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
-def interleaved(floor: Callable[[], object], subject: Callable[[], object], rounds: int) -> float:
-    """The median over ``rounds`` of subject time ÷ floor time, back to back, alternating which goes first."""
-    ratios = []
-    for number in range(rounds):
-        if number % 2:
-            subject_time, floor_time = timed(subject), timed(floor)
-        else:
-            floor_time, subject_time = timed(floor), timed(subject)
-        ratios.append(subject_time / floor_time)
-    return statistics.median(ratios)
 
 
 def line(label: str, value: float, target: float | None = None) -> None:
