@@ -28,17 +28,13 @@ from ..replay.runner import Outcome, Skipped, replay
 from ..replay.session import Input, Reading, reset
 from ..replay.stats import Totals
 from ..resources import default_guard_file
-from .sessions import add_input_arguments
+from .sessions import UsageError, add_input_arguments
 
 HELP = "replay recorded agent sessions through the guards and show which reminders would fire"
 EPILOG = (
     "exit codes: 0 every input replayed (with --check: and every log agrees); 1 an input could not be read, a config "
     "problem, or a --check disagreement; 2 a usage error"
 )
-
-
-class UsageError(Exception):
-    """A problem with how the command was called (exit 2)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..report import Analyser, Job, Problem, Report, locales, render_page, resolve_page_locale, setup, work
-from .sessions import add_input_arguments
+from .sessions import UsageError, add_input_arguments
 
 HELP = "turn recorded sessions into one self-contained HTML page of runs, thresholds and what-ifs"
 EPILOG = (
@@ -28,10 +28,6 @@ EPILOG = (
 )
 
 DEFAULT_OUTPUT = "toolguards-report.html"
-
-
-class UsageError(Exception):
-    """A problem with how the command was called (exit 2)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

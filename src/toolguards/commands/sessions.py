@@ -7,7 +7,11 @@ import argparse
 
 from ..replay.importers import FORMATS
 
-__all__ = ["add_input_arguments", "positive"]
+__all__ = ["UsageError", "add_input_arguments", "positive"]
+
+
+class UsageError(Exception):
+    """A problem with how the command was called (exit 2)."""
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, result: str, counted: str) -> None:
