@@ -44,7 +44,7 @@ BUGS = [
         "return PostToolDecision(decision.kind, contexts", 'return PostToolDecision("accept", contexts'),
     Bug("calls without an agent counted", "engine.py",
         "                if event.agent is None or not self.guards:", "                if not self.guards:"),
-    Bug("a config error replaced by the default", "loader.py",
+    Bug("a config error replaced by the default", "guardfile/loader.py",
         "    return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, "
         "locale),\n                     stores=stores, on_failure=on_failure)\n",
         "    try:\n"

@@ -36,7 +36,26 @@ PYDANTIC_AI_MISSING = (
     else "the pydantic-ai extra is not installed: pip install -e '.[pydantic-ai]'"
 )
 
+#: The real recordings beside the checkout (``../shared/fixtures``: sessions, transcripts, hosts' contracts), which a
+#: fresh clone does not have. The one place that knows where they are.
 SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
+
+
+def require_shared() -> None:
+    """Skip the test where ``../shared/fixtures`` is absent (a fresh clone), with the reason; fail in CI, which has it."""
+    if SHARED_FIXTURES.is_dir():
+        return
+    message = ("the shared fixtures (../shared/fixtures beside the checkout) are not here: this test reads real "
+               "recordings that the repository does not carry")
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}; CI has them")
+    pytest.skip(message)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """``@pytest.mark.needs_shared``: the test reads ``../shared/fixtures`` (``require_shared``)."""
+    if item.get_closest_marker("needs_shared") is not None:
+        require_shared()
 
 
 # The reference's two English reminders (the seed's "Model Experience"), and the Chinese first reminder.

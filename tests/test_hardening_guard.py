@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 import toolguards as tg
 from toolguards.canonical import canonicalize
+from toolguards.guardfile.templates import Templates
 from toolguards.resources import shipped_templates_dir
-from toolguards.templates import Templates
 
 EVERY_KIND = {
     "guards": [

@@ -4,7 +4,7 @@ A host loads a guard file into an ``Engine`` and calls ``engine.post_execute(eve
 the engine returns the downstream decision with any reminders prepended to its ``additional_contexts``.
 
 The names below are imported on first use: a hook process that ignores its event, or builds its engine from the
-compiled cache (``toolguards.compiled``), never pays for the YAML reader, the schema check or Jinja2.
+compiled cache (``toolguards.guardfile.compiled``), never pays for the YAML reader, the schema check or Jinja2.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .canonical import canonicalize
-    from .diagnostics import ConfigError, Diagnostic
     from .engine import Engine
     from .events import ContextEntry, PostToolDecision, Reminder, ToolEvent
     from .guard import GuardKind
+    from .guardfile.diagnostics import ConfigError, Diagnostic
+    from .guardfile.loader import check_file, from_mapping, load, load_default
     from .kinds import registry
-    from .loader import check_file, from_mapping, load, load_default
     from .stores import MemoryStore, StateStore, StateType, open_stores
 
 __all__ = [
@@ -51,8 +51,8 @@ __version__ = "0.1.0"
 # Where each public name lives.
 _HOMES = {
     "canonicalize": "canonical",
-    "ConfigError": "diagnostics",
-    "Diagnostic": "diagnostics",
+    "ConfigError": "guardfile.diagnostics",
+    "Diagnostic": "guardfile.diagnostics",
     "Engine": "engine",
     "ContextEntry": "events",
     "PostToolDecision": "events",
@@ -60,10 +60,10 @@ _HOMES = {
     "ToolEvent": "events",
     "GuardKind": "guard",
     "registry": "kinds",
-    "check_file": "loader",
-    "from_mapping": "loader",
-    "load": "loader",
-    "load_default": "loader",
+    "check_file": "guardfile.loader",
+    "from_mapping": "guardfile.loader",
+    "load": "guardfile.loader",
+    "load_default": "guardfile.loader",
     "MemoryStore": "stores",
     "StateStore": "stores",
     "StateType": "stores",

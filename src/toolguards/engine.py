@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .events import PostToolDecision, ToolCall
-from .guard import Call, Effect, Guard
+from .guard import Call, Effect, Guard, GuardKind
 from .warnings_once import WarnOnce
 
-__all__ = ["Engine", "FailureCallback", "Next"]
+if TYPE_CHECKING:
+    from jinja2 import Template
+
+    from .stores import StoreFactory
+
+__all__ = ["Engine", "FailureCallback", "Next", "build_engine"]
 
 Next = Callable[[], Any]
 #: Told of every failure the engine swallows: (the guard's id, or None for the engine itself; what failed; the error).
@@ -150,3 +155,16 @@ class Engine:
                 self.on_failure(guard_id, what, exc)
             except Exception as callback_error:  # the host's own callback must not break its call either
                 self._warn_once("on_failure", callback_error)
+
+
+def build_engine(
+    source: str,
+    locale: str,
+    guards: Sequence[tuple[GuardKind, str, Any, Mapping[str, Template]]],
+    stores: StoreFactory,
+    on_failure: FailureCallback | None = None,
+) -> Engine:
+    """The engine of (kind, guard id, settings, templates by key) guards, each with its store from ``stores``."""
+    built = [kind.create(guard_id, settings, slots, stores(guard_id).bind(kind.state))
+             for kind, guard_id, settings, slots in guards]
+    return Engine(built, source=source, locale=locale, on_failure=on_failure)

@@ -12,7 +12,7 @@ from _thread import allocate_lock  # threading's Lock without importing threadin
 
 __all__ = ["WarnOnce", "collector", "warn"]
 
-#: While set (``toolguards.hooks.runner``), each warning's text is appended here instead of being logged.
+#: While set (``toolguards.hooks.command``), each warning's text is appended here instead of being logged.
 collector: list[str] | None = None
 
 

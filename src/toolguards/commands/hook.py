@@ -185,6 +185,6 @@ def _handle(host: str, payload: bytes, options: dict[str, str | None]) -> tuple[
     name, _session, _agent = module.read(event)
     if name not in module.EVENTS:
         return "", ()
-    from ..hooks.runner import run_event  # noqa: PLC0415 - the engine's imports, only for an event that counts
+    from ..hooks.command import run_event  # noqa: PLC0415 - the engine's imports, only for an event that counts
 
     return run_event(host, event, config=options["config"], locale=options["locale"], state_dir=options["state_dir"])

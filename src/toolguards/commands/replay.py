@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
 
-from ..diagnostics import ConfigError
 from ..engine import Engine
+from ..guardfile.diagnostics import ConfigError
+from ..guardfile.loader import load
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
-from ..loader import load
 from ..replay.batch import Spill, cores, expand_inputs, run_each
+from ..replay.feed import Outcome, Skipped, replay
+from ..replay.printing import Check, compare_text, jsonl_line, reminder_text, summary_text, totals_line
 from ..replay.records import ImportOptions, InputError, Record
-from ..replay.report import Check, compare_text, jsonl_line, reminder_text, summary_text, totals_line
-from ..replay.runner import Outcome, Skipped, replay
 from ..replay.session import Input, Reading, reset
 from ..replay.stats import Totals
 from ..resources import default_guard_file

@@ -14,7 +14,7 @@ import argparse
 import sys
 from functools import partial
 
-from ..diagnostics import ConfigError
+from ..guardfile.diagnostics import ConfigError
 from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.records import ImportOptions
 from ..replay.session import Reading

@@ -11,8 +11,8 @@ import argparse
 import json
 import sys
 
+from ..guardfile.check import builtin_schema, kinds_schema
 from ..kinds import registry
-from ..schema import builtin_schema, kinds_schema
 
 HELP = "print the JSON Schema of guard files (the built-in kinds, or every installed kind with --installed)"
 

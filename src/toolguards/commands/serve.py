@@ -12,7 +12,7 @@ import argparse
 import socket
 import sys
 
-from ..diagnostics import ConfigError
+from ..guardfile.diagnostics import ConfigError
 from ..serve.security import DEFAULT_MAX_BODY, SetupError, listen, read_token
 
 HELP = "run the guards as an HTTP JSON service (POST /v1/events, /hooks/HOST; needs the serve extra)"

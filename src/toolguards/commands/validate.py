@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from ..diagnostics import Diagnostic, escape_controls
-from ..loader import check_file
+from ..guardfile.diagnostics import Diagnostic, escape_controls
+from ..guardfile.loader import check_file
 
 HELP = "check guard files against the schema and their templates (exit 1 on any problem)"
 

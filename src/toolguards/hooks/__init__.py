@@ -8,12 +8,12 @@
 Each host module's docstring is the reference of its events and fields; ``toolguards.hooks.protocol`` is what they all
 provide. ``toolguards.hooks.driver`` turns a host's event into a ``HookRequest`` and reminders into the host's stdout
 text (``parse``, ``apply``, ``render``: pure functions, shared by ``toolguards hook`` and ``toolguards serve``);
-``toolguards.hooks.runner`` runs one request against the session's SQLite state (the command), and
+``toolguards.hooks.command`` runs one request against the session's SQLite state (the command), and
 ``toolguards.hooks.install`` writes a host's registration into its own config file. A new host is one module here plus
 its line below.
 
-Host modules are imported on first use, and the driver's names are re-exported lazily: an event the hook ignores must
-not pay for the engine's imports.
+Host modules are imported on first use, and nothing of the driver is imported here: an event the hook ignores must not
+pay for the engine's imports.
 """
 
 from __future__ import annotations
@@ -26,12 +26,10 @@ from .protocol import HookError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
 
-    from .driver import HookRequest, apply, parse, render
     from .protocol import Host
 
-__all__ = ["HOSTS", "HookError", "HookRequest", "apply", "host", "parse", "render"]
+__all__ = ["HOSTS", "HookError", "host"]
 
 #: Host protocol modules by host name (``toolguards hook NAME``).
 HOSTS: Mapping[str, str] = MappingProxyType({
@@ -40,8 +38,6 @@ HOSTS: Mapping[str, str] = MappingProxyType({
     "gemini": "toolguards.hooks.gemini",
     "cursor": "toolguards.hooks.cursor",
 })
-
-_DRIVER = frozenset({"HookRequest", "apply", "parse", "render"})
 
 
 def host(name: str) -> Host:
@@ -52,8 +48,3 @@ def host(name: str) -> Host:
     found: Host = importlib.import_module(module)
     return found
 
-
-def __getattr__(name: str) -> Any:
-    if name in _DRIVER:
-        return getattr(importlib.import_module("toolguards.hooks.driver"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,7 @@ The API (pure functions: no stdin, no files, no process state; only ``apply`` ch
     render(request, contexts) -> str              # the exact stdout text; "" for nothing
 
 ``toolguards hook HOST`` prints ``render(request, apply(engine, request))`` for ``request = parse(HOST, stdin)``,
-with an engine whose stores are the session's SQLite stores (``toolguards.hooks.runner``); ``toolguards serve``
+with an engine whose stores are the session's SQLite stores (``toolguards.hooks.command``); ``toolguards serve``
 answers the same text over HTTP. A ``HookRequest`` says what the event asks for:
 
 - ``host``: the host's name; ``event``: the host's own event name;

@@ -324,7 +324,7 @@ def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
     command = f"{_quote(installed_command())} hook {options.host}"
     if options.guard_file is not None:
         guard_file = os.path.abspath(options.guard_file)
-        from ..loader import check_file  # noqa: PLC0415
+        from ..guardfile.loader import check_file  # noqa: PLC0415
 
         problems = check_file(guard_file)
         if problems:

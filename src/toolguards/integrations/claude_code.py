@@ -1,4 +1,4 @@
-"""Moved: Claude Code's hook protocol is ``toolguards.hooks.claude``, the command's logic ``toolguards.hooks.runner``.
+"""Moved: Claude Code's hook protocol is ``toolguards.hooks.claude``, the command's logic ``toolguards.hooks.command``.
 
 The names this module had are kept here for code that imports them.
 """
@@ -6,7 +6,7 @@ The names this module had are kept here for code that imports them.
 from __future__ import annotations
 
 from ..hooks.claude import STATE_FILE
+from ..hooks.command import default_state_dir
 from ..hooks.protocol import MAIN_AGENT, HookError
-from ..hooks.runner import default_state_dir
 
 __all__ = ["MAIN_AGENT", "STATE_FILE", "HookError", "default_state_dir"]

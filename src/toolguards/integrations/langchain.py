@@ -57,7 +57,7 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
 
 from ..engine import Engine
 from ..events import ContextEntry, ToolEvent
-from ..loader import load, load_default
+from ..guardfile.loader import load, load_default
 from ..stores.mapping import holding
 from ..warnings_once import WarnOnce
 

@@ -58,7 +58,7 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
 from ..canonical import canonicalize
 from ..engine import Engine
 from ..events import ContextEntry, ToolEvent
-from ..loader import load, load_default
+from ..guardfile.loader import load, load_default
 from ..warnings_once import WarnOnce
 
 __all__ = ["GuardFilter", "RunFilter"]

@@ -51,7 +51,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ..config_schema import integers_schema, preview_chars_schema, templates_schema, tool_patterns_schema
 from ..events import ContextEntry, Reminder
 from ..guard import (
     Call,
@@ -66,6 +65,7 @@ from ..guard import (
     seen_call_id,
 )
 from ..stores.base import StateType
+from .fragments import integers_schema, preview_chars_schema, templates_schema, tool_patterns_schema
 
 __all__ = ["KIND", "CycleReminder", "CycleSettings", "CycleState", "Remembered", "cycle_period"]
 

@@ -74,13 +74,6 @@ from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..config_schema import (
-    preview_chars_schema,
-    template_name_schema,
-    templates_schema,
-    thresholds_schema,
-    tool_patterns_schema,
-)
 from ..events import ContextEntry, Reminder
 from ..guard import (
     CALL_ID_WINDOW,
@@ -98,6 +91,13 @@ from ..guard import (
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
+from .fragments import (
+    preview_chars_schema,
+    template_name_schema,
+    templates_schema,
+    thresholds_schema,
+    tool_patterns_schema,
+)
 
 if TYPE_CHECKING:
     from jinja2 import Template  # guards only render templates: Jinja2 is imported where one is compiled

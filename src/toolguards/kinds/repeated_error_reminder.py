@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ..config_schema import templates_schema, thresholds_schema, tool_patterns_schema
 from ..events import ContextEntry, Reminder
 from ..guard import (
     Call,
@@ -61,6 +60,7 @@ from ..guard import (
     seen_call_id,
 )
 from ..stores.base import StateType
+from .fragments import templates_schema, thresholds_schema, tool_patterns_schema
 
 __all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorFacts", "ErrorRun", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from ..engine import Engine
+from .feed import Outcome, Skipped, replay
 from .importers import READERS, read_records
 from .importers.detect import detect
 from .records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from .runner import Outcome, Skipped, replay
 from .source import Source
 
 __all__ = ["Input", "Reading", "outcomes", "reset"]

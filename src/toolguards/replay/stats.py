@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from ..guard import Call, call_key
-from .runner import Outcome
+from .feed import Outcome
 
 __all__ = ["ToolStats", "Totals", "Unread", "advice"]
 

@@ -6,11 +6,11 @@ if need be), ``merge`` adds them up in input order into a ``Report``, and ``rend
 
 from __future__ import annotations
 
+from .analyser import Analyser, guard_view
 from .analysis import WHAT_IF, GuardView, LongRun, Report, SessionReport, ToolTally, merge, runs_at_least
 from .chains import Chains, Run
 from .inputs import Job, Problem, setup, work
 from .page import locales, render_page, resolve_page_locale
-from .session import Analyser, guard_view
 from .suggest import Suggestion, suggest
 
 __all__ = [

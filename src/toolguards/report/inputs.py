@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..loader import load
+from ..guardfile.loader import load
 from ..replay.records import InputError
 from ..replay.session import Input, Reading
 from ..resources import default_guard_file
+from .analyser import Analyser
 from .analysis import SessionReport
-from .session import Analyser
 
 __all__ = ["Job", "Problem", "setup", "work"]
 

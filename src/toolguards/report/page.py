@@ -18,8 +18,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from .. import __version__
+from ..guardfile.templates import available_locales, resolve_locale
 from ..resources import shipped_templates_dir
-from ..templates import available_locales, resolve_locale
 from .analysis import Report, ToolTally, runs_at_least
 from .charts import Histogram, TimelineDrawing, WhatIfChart, histogram, timeline_drawing, what_if_chart
 from .suggest import Suggestion, suggest

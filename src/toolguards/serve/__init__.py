@@ -5,9 +5,9 @@ with ``toolguards[redis]`` for ``--store redis://…``. Every answer is one line
 
 ``POST /v1/events``
     One event object, or an array of them, in the ``events`` format ``toolguards replay`` reads
-    (``toolguards.replay.importers.events``: ``post-execute`` with ``agent``, ``tool``, ``arguments``, ``denied``,
-    ``callId``, ``result``, ``error``; ``pre-step`` with ``userPrompt``; ``forget``). The answer is, for each event in
-    order (an object for an object, an array for an array)::
+    (``toolguards.replay.importers.toolguards_events``: ``post-execute`` with ``agent``, ``tool``, ``arguments``,
+    ``denied``, ``callId``, ``result``, ``error``; ``pre-step`` with ``userPrompt``; ``forget``). The answer is, for
+    each event in order (an object for an object, an array for an array)::
 
         {"decision": "accept" | "block", "contexts": [{"text": …, "source": {…}, "metadata": {…}}], "feedback": …}
 
@@ -17,8 +17,8 @@ with ``toolguards[redis]`` for ``--store redis://…``. Every answer is one line
 
 ``POST /hooks/claude``, ``/hooks/codex``, ``/hooks/gemini``, ``/hooks/cursor``
     The host's own hook event in, exactly what ``toolguards hook HOST`` would print out (an empty body where it prints
-    nothing), through the same driver (``toolguards.serve.hooks``); agents are keyed by host, session and agent, so a
-    Claude Code ``http`` hook works with every replica sharing the chains.
+    nothing), through the same driver (``toolguards.serve.host_routes``); agents are keyed by host, session and agent,
+    so a Claude Code ``http`` hook works with every replica sharing the chains.
 
 ``GET /healthz``
     200 ``{"status": "ok", "store": …}``; 503 ``{"status": "unavailable", "store": …, "error": …}`` when the store

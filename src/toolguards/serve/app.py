@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from . import hooks
+from . import host_routes
 from .metrics import CONTENT_TYPE
 from .security import DEFAULT_MAX_BODY
 from .service import RequestError, Service, encode_json
@@ -122,7 +122,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
 
     def hook(host: str) -> Handler:
         async def answer(request: Request, body: bytes) -> Response:
-            return _answer(200, hooks.answer(service, host, body))
+            return _answer(200, host_routes.answer(service, host, body))
 
         return answer
 
@@ -132,7 +132,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
         Route("/healthz", endpoint("/healthz", health, False), methods=["GET"]),
         Route("/metrics", endpoint("/metrics", render_metrics, False), methods=["GET"]),
         *(Route(f"/hooks/{host}", endpoint(f"/hooks/{host}", hook(host), True), methods=["POST"])
-          for host in hooks.HOSTS),
+          for host in host_routes.HOSTS),
     ]
     allowed = {route.path: sorted(route.methods or ()) for route in routes}
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import prometheus_client
 import uvicorn
 
-from ..loader import load
+from ..guardfile.loader import load
 from ..resources import default_guard_file
 from ..stores import open_stores
 from ..stores import redis as redis_store

@@ -1,7 +1,7 @@
 """What the service does with a request, apart from HTTP: decode the events, run them through the engine, answer.
 
-The events are read by the ``events`` importer's own check (``toolguards.replay.importers.events.decode``), so the
-service and ``toolguards replay`` accept exactly the same events and word every problem alike. A batch is checked
+The events are read by the ``events`` importer's own check (``toolguards.replay.importers.toolguards_events.decode``),
+so the service and ``toolguards replay`` accept exactly the same events and word every problem alike. A batch is checked
 whole before any of it is counted: a bad event anywhere rejects the request, and nothing of it was counted.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..engine import Engine, FailureCallback
 from ..events import PostToolDecision
 from ..replay.importers._json import json_type
-from ..replay.importers.events import decode
+from ..replay.importers.toolguards_events import decode
 from ..replay.records import Record
 from ..stores.base import StoreError, StoreFactory
 from .metrics import Metrics

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from . import anthropic, claude_code, codex, dsh, events, gemini, openai, otel
+from . import anthropic, claude_code, codex, dsh, gemini, openai, otel, toolguards_events
 from ._json import Lines
 from .detect import Detection, detect
 
@@ -53,7 +53,7 @@ class Format(Protocol):
 
 READERS: Mapping[str, Format] = MappingProxyType(
     {
-        "events": events,
+        "events": toolguards_events,
         "dsh": dsh,
         "openai": openai,
         "anthropic": anthropic,

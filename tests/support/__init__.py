@@ -1,0 +1,1 @@
+"""What the tests share besides ``conftest``: real servers, real hosts, a browser, the hook runner, the fixtures."""
