@@ -124,11 +124,12 @@ def test_events_it_does_not_act_on_print_nothing_and_touch_nothing(tmp_path):
     assert not (tmp_path / "state").exists()
 
 
-def test_64_concurrent_processes_count_one_session_exactly(tmp_path):
+def test_concurrent_processes_count_one_session_exactly(tmp_path):
     codex(tmp_path, [bash("warm", command="pwd")])  # compiles the guard file once, as a first call would
-    events = [bash(f"call_{i:02}") for i in range(64)]
+    events = [bash(f"call_{i:02}") for i in range(8)]
+    # The shared lock is proven with 64 processes once (test_hook_claude); here, the host's answers under it.
     results = concurrently("codex", tmp_path, events)
-    assert [(code, err) for code, _, err in results] == [(0, "")] * 64
+    assert [(code, err) for code, _, err in results] == [(0, "")] * 8
     said = sorted(out for _, out, _ in results if out)
     assert said == sorted([answer(FIRST), answer(detailed("Bash", 5, LS)), answer(detailed("Bash", 8, LS))])
     assert [codex_problems(OUTPUT, json.loads(out)) for out in said] == [[], [], []]

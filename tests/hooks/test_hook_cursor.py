@@ -94,10 +94,11 @@ def test_events_it_does_not_act_on_print_nothing_and_touch_nothing(tmp_path):
     assert not (tmp_path / "state").exists()
 
 
-def test_64_concurrent_processes_count_one_conversation_exactly(tmp_path):
+def test_concurrent_processes_count_one_conversation_exactly(tmp_path):
     outputs("cursor", tmp_path, [shell("warm", command="pwd")])  # compiles the guard file once
-    results = concurrently("cursor", tmp_path, [shell(f"tu_{i:02}") for i in range(64)])
-    assert [(code, err) for code, _, err in results] == [(0, "")] * 64
+    # The shared lock is proven with 64 processes once (test_hook_claude); here, the host's answers under it.
+    results = concurrently("cursor", tmp_path, [shell(f"tu_{i:02}") for i in range(8)])
+    assert [(code, err) for code, _, err in results] == [(0, "")] * 8
     said = sorted(out for _, out, _ in results if out)
     assert said == sorted([answer(FIRST), answer(detailed("Shell", 5, LS)), answer(detailed("Shell", 8, LS))])
 

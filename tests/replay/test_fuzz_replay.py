@@ -24,7 +24,7 @@ import pytest
 
 from conftest import SHARED_FIXTURES
 from toolguards.cli import main
-from toolguards.commands import replay as replay_command
+from toolguards.replay import files as replay_files
 from toolguards.replay.importers import FORMATS, READERS
 from toolguards.replay.importers.detect import detect
 from toolguards.replay.source import Source
@@ -208,7 +208,7 @@ def run(argv: list[str]) -> tuple[int, str, str]:
 def cached_guards(monkeypatch: pytest.MonkeyPatch) -> None:
     # Loading the guard file is not under test here, and costs more than replaying a small input: load it once.
     # Each input's agents are forgotten after it (replay.session.reset), so a cached engine starts every run fresh.
-    monkeypatch.setattr(replay_command, "load", functools.cache(replay_command.load))
+    monkeypatch.setattr(replay_files, "load", functools.cache(replay_files.load))
 
 
 def cases() -> list[tuple[Path, int]]:

@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
 
 from ..engine import Engine
 from ..guardfile.diagnostics import ConfigError
-from ..guardfile.loader import load
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
-from ..replay.batch import Spill, cores, expand_inputs, run_each
-from ..replay.feed import Outcome, Skipped, replay
-from ..replay.printing import Check, compare_text, jsonl_line, reminder_text, summary_text, totals_line
-from ..replay.records import ImportOptions, InputError, Record
-from ..replay.session import Input, Reading, reset
+from ..replay.batch import cores, expand_inputs, run_each
+from ..replay.files import Settings, Worker, direct_worker, replay_file
+from ..replay.printing import summary_text, totals_line
+from ..replay.records import ImportOptions
+from ..replay.session import Reading
 from ..replay.stats import Totals
 from ..resources import default_guard_file
 from .sessions import UsageError, add_input_arguments
@@ -53,25 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="dsh logs: compare the reminders produced with those recorded under the same guard ids (exit 1 if not)")
 
 
-@dataclass(frozen=True)
-class _Settings:
-    """Everything a worker needs to replay a file (picklable)."""
-
-    config: str | None
-    compare: str | None
-    locale: str | None
-    reading: Reading
-    jsonl: bool
-    check: bool
-    summary: bool
-
-    def engines(self) -> list[Engine]:
-        engines = [load(self.config or default_guard_file(), locale=self.locale)]
-        if self.compare:
-            engines.append(load(self.compare, locale=self.locale))
-        return engines
-
-
 def run(args: argparse.Namespace) -> int:
     """Replay every input; see the module docstring for exit codes."""
     out = _utf8(sys.stdout)
@@ -91,7 +70,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     if args.check and args.format == "jsonl":
         raise UsageError("--check prints its own report; leave out --format jsonl")
     reading = Reading(args.input_format, ImportOptions(count_polls=args.count_polls), args.strict, args.skip_bad_lines)
-    settings = _Settings(args.config, args.compare, args.locale, reading, args.format == "jsonl", args.check,
+    settings = Settings(args.config, args.compare, args.locale, reading, args.format == "jsonl", args.check,
                          args.summary)
     engines = settings.engines()  # a bad config fails before any input is opened
     paths, problems = expand_inputs(args.inputs)
@@ -100,12 +79,13 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         print(problem, file=sys.stderr)
         totals.failed += 1
     jobs = 1 if "-" in paths else min(args.jobs or cores(), max(len(paths), 1))
-    setup = partial(_direct, settings, engines, len(paths) == 1) if jobs == 1 else partial(_Worker, settings, False)
+    one = partial(direct_worker, settings, engines, len(paths) == 1)
+    setup = one if jobs == 1 else partial(Worker, settings, False)
     status = 1 if problems else 0
     compared = _Compared()
     # Forked workers start from the engines loaded here (each its own copy); others load the guard files again.
-    inherited = partial(_Worker, settings, False, engines)
-    for result in run_each(_replay_file, setup, paths, jobs, progress=len(paths) > 1, inherited=inherited):
+    inherited = partial(Worker, settings, False, engines)
+    for result in run_each(replay_file, setup, paths, jobs, progress=len(paths) > 1, inherited=inherited):
         if result.out is not None:
             result.out.copy_to(out.write)
         if result.err is not None:
@@ -119,6 +99,12 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     return status
 
 
+@dataclass
+class _Compared:
+    other: int = 0
+    differ: int = 0
+
+
 def _utf8(stream: TextIO) -> TextIO:
     # Reminders are UTF-8 text (中文 among them) and JSON Lines must be split on "\n" alone, whatever the platform.
     # A lone surrogate (JSON may escape one into a tool name) prints as its JSON escape, \udxxx, never an error.
@@ -126,127 +112,6 @@ def _utf8(stream: TextIO) -> TextIO:
     if reconfigure is not None:
         reconfigure(encoding="utf-8", newline="\n", errors="backslashreplace")
     return stream
-
-
-@dataclass
-class _Compared:
-    other: int = 0
-    differ: int = 0
-
-
-@dataclass
-class _Result:
-    """What replaying one file gave: its output (None: written already), its totals, and 1 if it failed."""
-
-    out: Spill | None
-    err: Spill | None
-    totals: Totals
-    status: int = 0
-    other_reminders: int = 0
-    differ: int = 0
-
-
-class _Worker:
-    """One process's engines, loaded once and reset between files, and where its output goes."""
-
-    def __init__(self, settings: _Settings, direct: bool, engines: list[Engine] | None = None) -> None:
-        self.settings = settings
-        #: output goes straight to stdout and stderr (one process), not into the result
-        self.direct = direct
-        #: a bar over the bytes of the one input (a run of several has one bar over its files)
-        self.bytes_bar = False
-        self.engines = engines if engines is not None else settings.engines()
-
-
-class _FileReplay:
-    """Replays one file into its result: output straight to stdout and stderr (one process) or into the result's
-    spills (a worker)."""
-
-    def __init__(self, worker: _Worker, result: _Result) -> None:
-        self.worker = worker
-        self.result = result
-        self.check: Check | None = None
-        self.write: Callable[[str], object] = sys.stdout.write if result.out is None else result.out.write
-
-    def problem(self, text: str) -> None:
-        if self.result.err is None:
-            sys.stdout.flush()  # what was printed before the problem comes before it on a terminal
-            sys.stderr.write(text)
-        else:
-            self.result.err.write(text)
-
-    def replay(self, path: str) -> None:
-        settings, engines, totals = self.worker.settings, self.worker.engines, self.result.totals
-        try:
-            opened = Input(path, settings.reading, progress=self.worker.bytes_bar)
-        except InputError as exc:
-            self.fail(exc)
-            return
-        try:
-            with opened:
-                if settings.check:
-                    if opened.format not in ("dsh", None):
-                        raise InputError(opened.display, 1, f"--check needs a dsh session log, not {opened.format}")
-                    self.check = Check([guard.id for guard in engines[0].guards])
-                try:
-                    self.show(opened, engines)
-                except UnicodeDecodeError as exc:  # a line not UTF-8, let through by an importer that iterates
-                    raise opened.source.bad_line(exc) from None
-            if self.check is not None:
-                agree, report = self.check.report(opened.display)
-                self.write(report)
-                self.result.status = 0 if agree else 1
-        except InputError as exc:
-            self.fail(exc)
-        finally:
-            totals.end_session()
-            reset(engines, totals.agents)
-
-    def fail(self, error: InputError) -> None:
-        self.result.totals.failed += 1
-        self.result.status = 1
-        self.problem(f"{error}\n")
-
-    def show(self, opened: Input, engines: list[Engine]) -> None:
-        settings, totals, display, check = self.worker.settings, self.result.totals, opened.display, self.check
-        jsonl, compare, write = settings.jsonl, bool(settings.compare), self.write
-        for item in replay(opened.records(), engines, skip_bad_lines=settings.reading.skip_bad_lines):
-            if type(item) is Outcome:  # by far the commonest: test it first
-                totals.add(item)
-                if check is not None:
-                    check.outcome(item)
-                elif jsonl:
-                    write(jsonl_line(item, compare=True) if compare else jsonl_line(item))
-                elif compare:
-                    self.result.other_reminders += len(item.decisions[1].additional_contexts)
-                    text = compare_text(display, item, ["A", "B"])
-                    if text:
-                        self.result.differ += 1
-                        write(text + "\n")
-                elif item.contexts:
-                    write(reminder_text(display, item) + "\n")
-            elif isinstance(item, Skipped):
-                totals.skipped += 1
-                self.problem(f"{item.error} (skipped)\n")
-            elif isinstance(item, Record) and item.kind == "skipped":
-                totals.not_read(opened.format or "?", item.text, display, item.line)
-            elif check is not None and isinstance(item, Record):
-                check.recorded_reminder(item)
-
-
-def _direct(settings: _Settings, engines: list[Engine], one_input: bool) -> _Worker:
-    worker = _Worker(settings, True, engines)
-    worker.bytes_bar = one_input
-    return worker
-
-
-def _replay_file(worker: _Worker, path: str) -> _Result:
-    """Replay one file (in a worker process, or here with --jobs 1, writing straight to stdout)."""
-    settings = worker.settings
-    spill = None if worker.direct else Spill
-    result = _Result(spill() if spill else None, spill() if spill else None, Totals(runs=settings.summary))
-    _FileReplay(worker, result).replay(path)
-    return result
 
 
 def _finish(

@@ -41,9 +41,10 @@ class Skipped(NamedTuple):
 def replay(
     items: Iterable[Record | InputError], engines: Sequence[Engine], *, skip_bad_lines: bool = False
 ) -> Iterator[Outcome | Record | Skipped]:
-    """Run each record through every engine (one, or two to compare): an Outcome per tool call; recorded reminders
-    and skipped records pass through unchanged. A malformed line raises its InputError, or is yielded as Skipped with
-    ``skip_bad_lines``.
+    """Run each record through every engine (one, or two to compare): an Outcome per tool call; every other record
+    (a step boundary or a forgotten agent, once the engines have seen it; a recorded reminder; a skipped record) passes
+    through unchanged, so that whoever follows the chains sees what resets them. A malformed line raises its
+    InputError, or is yielded as Skipped with ``skip_bad_lines``.
     """
     first = engines[0].post_execute
     new = tuple.__new__  # Outcome(item, decisions, call) without the named tuple's Python-level __new__
@@ -63,11 +64,11 @@ def replay(
                 yield new(Outcome, (item, (first(call),), call))
             else:
                 yield Outcome(item, tuple(engine.post_execute(call) for engine in engines), call)
-        elif kind == "pre-step":
-            for engine in engines:
-                engine.pre_step(item.agent, user_prompt=item.user_prompt)
-        elif kind == "forget":
-            for engine in engines:
-                engine.forget(item.agent)
         else:
+            if kind == "pre-step":
+                for engine in engines:
+                    engine.pre_step(item.agent, user_prompt=item.user_prompt)
+            elif kind == "forget":
+                for engine in engines:
+                    engine.forget(item.agent)
             yield item

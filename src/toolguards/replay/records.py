@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-__all__ = ["DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record", "post_execute"]
+__all__ = ["DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record", "not_utf8", "post_execute", "undecodable"]
 
 RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder", "skipped"]
 
@@ -77,3 +77,16 @@ class InputError(Exception):
         self.line = line
         self.message = message
         super().__init__(f"{path}:{line}: {message}")
+
+
+def not_utf8(error: UnicodeDecodeError) -> str:
+    """The message for a line that is not UTF-8: the first bad byte and its column."""
+    data = error.object
+    start = data.rfind(b"\n", 0, error.start) + 1
+    column = len(data[start : error.start].decode("utf-8", "replace")) + 1
+    return f"not UTF-8 text: byte 0x{data[error.start]:02x} at column {column}"
+
+
+def undecodable(path: str, error: UnicodeDecodeError, first_line: int = 1) -> InputError:
+    """The InputError for a whole input (or its rest, from ``first_line`` on) that is not UTF-8."""
+    return InputError(path, first_line + error.object.count(b"\n", 0, error.start), not_utf8(error))

@@ -1,6 +1,6 @@
-"""One replay input, from its path to the outcome of each of its tool calls: open it, tell its format, read its
-records and run them through the engines. ``toolguards replay`` runs this for every input (in worker processes with
-``--jobs``), and any other command that needs a session's outcomes can run it the same way.
+"""One replay input, from its path to the outcome of each of its tool calls: open it, tell its format (``Input``),
+read its records and run them through the engines (``outcomes``). ``toolguards replay`` (``replay.files``) and
+``toolguards report`` (``report.inputs``) open every input this way, in worker processes with ``--jobs``.
 
 Each input is its own session: after it, ``reset`` makes the engines forget every agent it had, so the next input
 starts with fresh chains without loading the guard file again.
@@ -74,17 +74,14 @@ class Input:
         self.close()
 
 
-def outcomes(
-    path: str, engines: Sequence[Engine], reading: Reading, *, progress: bool = False
-) -> Iterator[Outcome | Record | Skipped]:
-    """Replay one input: an Outcome per tool call; recorded reminders and skipped records as they are; malformed
-    lines as Skipped with ``skip_bad_lines``. Raises InputError for an input that cannot be read (the first malformed
-    line, without ``skip_bad_lines``). Call ``reset`` after it."""
-    with Input(path, reading, progress=progress) as opened:
-        try:
-            yield from replay(opened.records(), engines, skip_bad_lines=reading.skip_bad_lines)
-        except UnicodeDecodeError as exc:  # a line not UTF-8, let through by an importer that iterates lines itself
-            raise opened.source.bad_line(exc) from None
+def outcomes(opened: Input, engines: Sequence[Engine]) -> Iterator[Outcome | Record | Skipped]:
+    """Replay one opened input (``feed.replay``): an Outcome per tool call, every other record as it is, malformed
+    lines as Skipped with ``skip_bad_lines``. Raises InputError where the input cannot be read on (the first malformed
+    line without ``skip_bad_lines``, a line that is not UTF-8). Call ``reset`` after it."""
+    try:
+        yield from replay(opened.records(), engines, skip_bad_lines=opened.reading.skip_bad_lines)
+    except UnicodeDecodeError as exc:  # a line not UTF-8, let through by an importer that iterates lines itself
+        raise opened.source.bad_line(exc) from None
 
 
 def reset(engines: Sequence[Engine], agents: Iterable[str]) -> None:

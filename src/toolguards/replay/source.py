@@ -16,8 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from .importers._json import not_utf8, undecodable
-from .records import InputError
+from .records import InputError, not_utf8, undecodable
 
 __all__ = ["HEAD_BYTES", "Source"]
 

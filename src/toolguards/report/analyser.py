@@ -1,10 +1,11 @@
 """One input's analysis: its records through the guard files' engines, and its figures as a ``SessionReport``.
 
-Every tool call goes through each engine as one ``Call`` (so the canonical form of its arguments and result is
-computed once for the guards and the statistics alike); the reminders are read from each context's typed ``reminder``;
-the runs are followed by ``Chains`` with the first ``repeat-tool-reminder`` guard's include/exclude patterns of each
-guard file. An ``Analyser`` holds the engines of one process and is reused from input to input: after each input it
-makes the engines forget every agent the input had, so each input is its own session, as in ``toolguards replay``.
+The records go through the engines as ``toolguards replay`` sends them (``replay.feed``: each tool call one ``Call``, so
+the canonical form of its arguments and result is computed once for the guards and the statistics alike); the reminders
+are read from each context's typed ``reminder``; the runs are followed by ``Chains`` with the first
+``repeat-tool-reminder`` guard's include/exclude patterns of each guard file. An ``Analyser`` holds the engines of one
+process and is reused from input to input: after each input it makes the engines forget every agent the input had, so
+each input is its own session, as in ``toolguards replay``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 
 from ..engine import Engine
-from ..guard import Call
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
+from ..replay.feed import Outcome, Skipped, replay
 from ..replay.records import InputError, Record
 from ..replay.session import Reading, reset
 from .analysis import LONGEST, GuardView, LongRun, SessionReport, Side, ToolTally
@@ -99,22 +100,16 @@ class _Session:
     def read(
         self, engines: tuple[Engine, ...], records: Iterable[Record | InputError], skip_bad_lines: bool, fmt: str
     ) -> None:
-        for item in records:
-            if isinstance(item, InputError):
-                if not skip_bad_lines:
-                    raise item
-                self.skipped.append(str(item))
-            elif item.kind == "post-execute":
-                self.call(engines, item)
+        for item in replay(records, engines, skip_bad_lines=skip_bad_lines):
+            if isinstance(item, Outcome):
+                self.call(item)
+            elif isinstance(item, Skipped):
+                self.skipped.append(str(item.error))
             elif item.kind == "pre-step":
-                for engine in engines:
-                    engine.pre_step(item.agent, user_prompt=item.user_prompt)
                 if item.user_prompt:
                     for chains in self.chains:
                         chains.end(item.agent)
             elif item.kind == "forget":
-                for engine in engines:
-                    engine.forget(item.agent)
                 for chains in self.chains:
                     chains.end(item.agent)
             elif item.kind == "skipped":
@@ -122,8 +117,8 @@ class _Session:
                 found = self.unread.get(key)
                 self.unread[key] = (1, self.path, item.line) if found is None else (found[0] + 1, found[1], found[2])
 
-    def call(self, engines: tuple[Engine, ...], record: Record) -> None:
-        call = Call(record)
+    def call(self, outcome: Outcome) -> None:
+        record, decisions, call = outcome
         agent = record.agent
         if agent is not None:
             self.agents.add(agent)
@@ -131,8 +126,8 @@ class _Session:
         index = self.timeline.call(agent)
         tally = self.tally(call.tool)
         tally.calls += 1
-        for side, engine in enumerate(engines):
-            contexts = engine.post_execute(call).additional_contexts
+        for side, decision in enumerate(decisions):
+            contexts = decision.additional_contexts
             if not contexts:
                 continue
             reminders = tally.sides[side].reminders

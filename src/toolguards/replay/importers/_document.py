@@ -13,8 +13,8 @@ import itertools
 from collections.abc import Collection, Iterator
 from typing import Any, NamedTuple
 
-from ..records import InputError
-from ._json import WHITESPACE, DecodeError, Lines, at_column, decode, json_lines, loads, not_utf8
+from ..records import InputError, not_utf8
+from ._json import WHITESPACE, DecodeError, Lines, at_column, decode, json_lines, loads
 
 __all__ = ["Located", "document_or_lines", "located", "located_error", "message_list", "messages"]
 

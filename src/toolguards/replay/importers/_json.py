@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ..records import InputError
+from ..records import InputError, not_utf8
 
 __all__ = [
     "WHITESPACE",
@@ -30,11 +30,9 @@ __all__ = [
     "json_lines",
     "json_type",
     "loads",
-    "not_utf8",
     "outcome",
     "parse_arguments",
     "text_of",
-    "undecodable",
 ]
 
 class Lines(Protocol):
@@ -148,14 +146,6 @@ def loads(text: str) -> Any:
     return value
 
 
-def not_utf8(error: UnicodeDecodeError) -> str:
-    """The message for a line that is not UTF-8: the first bad byte and its column."""
-    data = error.object
-    start = data.rfind(b"\n", 0, error.start) + 1
-    column = len(data[start : error.start].decode("utf-8", "replace")) + 1
-    return f"not UTF-8 text: byte 0x{data[error.start]:02x} at column {column}"
-
-
 def json_type(value: Any) -> str:
     """The JSON name of a decoded value's type, with its article: ``an array``, ``a string``, ``null``..."""
     if value is None:
@@ -258,8 +248,3 @@ def outcome(content: Any, is_error: bool) -> tuple[Any, str | None]:
         from ...canonical import canonicalize  # noqa: PLC0415 - a path no real log takes
 
         return None, canonicalize(content)
-
-
-def undecodable(path: str, error: UnicodeDecodeError, first_line: int = 1) -> InputError:
-    """The InputError for a whole input (or its rest, from ``first_line`` on) that is not UTF-8."""
-    return InputError(path, first_line + error.object.count(b"\n", 0, error.start), not_utf8(error))

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Protocol
 
-from ..records import InputError
+from ..records import InputError, not_utf8
 from ._document import located_error, message_list
-from ._json import DecodeError, decode, loads, not_utf8
+from ._json import DecodeError, decode, loads
 from ._messages import resemblance
 
 __all__ = ["Detection", "Identifies", "detect"]

@@ -1,0 +1,156 @@
+"""``toolguards replay``'s work on one input file: its outcomes printed (each reminder as the model reads it, one
+JSON object per call, where two guard files differ, or the parity check of a dsh log) and counted into its totals.
+
+``replay_file`` replays one file, in this process (its output written straight to stdout and stderr) or in a worker
+process of ``batch.run_each`` (its output kept in spills that the parent copies out in input order); a ``Worker`` holds
+one process's engines, loaded once and reset between files (``session.reset``), so each file is its own session.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..engine import Engine
+from ..guardfile.loader import load
+from ..resources import default_guard_file
+from .batch import Spill
+from .feed import Outcome, Skipped
+from .printing import Check, compare_text, jsonl_line, reminder_text
+from .records import InputError, Record
+from .session import Input, Reading, outcomes, reset
+from .stats import Totals
+
+__all__ = ["Result", "Settings", "Worker", "direct_worker", "replay_file"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a worker needs to replay a file (picklable)."""
+
+    config: str | None
+    compare: str | None
+    locale: str | None
+    reading: Reading
+    jsonl: bool
+    check: bool
+    summary: bool
+
+    def engines(self) -> list[Engine]:
+        engines = [load(self.config or default_guard_file(), locale=self.locale)]
+        if self.compare:
+            engines.append(load(self.compare, locale=self.locale))
+        return engines
+
+
+@dataclass
+class Result:
+    """What replaying one file gave: its output (None: written already), its totals, and 1 if it failed."""
+
+    out: Spill | None
+    err: Spill | None
+    totals: Totals
+    status: int = 0
+    other_reminders: int = 0
+    differ: int = 0
+
+
+class Worker:
+    """One process's engines, loaded once and reset between files, and where its output goes."""
+
+    def __init__(self, settings: Settings, direct: bool, engines: list[Engine] | None = None) -> None:
+        self.settings = settings
+        #: output goes straight to stdout and stderr (one process), not into the result
+        self.direct = direct
+        #: a bar over the bytes of the one input (a run of several has one bar over its files)
+        self.bytes_bar = False
+        self.engines = engines if engines is not None else settings.engines()
+
+
+class FileReplay:
+    """Replays one file into its result: output straight to stdout and stderr (one process) or into the result's
+    spills (a worker)."""
+
+    def __init__(self, worker: Worker, result: Result) -> None:
+        self.worker = worker
+        self.result = result
+        self.check: Check | None = None
+        self.write: Callable[[str], object] = sys.stdout.write if result.out is None else result.out.write
+
+    def problem(self, text: str) -> None:
+        if self.result.err is None:
+            sys.stdout.flush()  # what was printed before the problem comes before it on a terminal
+            sys.stderr.write(text)
+        else:
+            self.result.err.write(text)
+
+    def replay(self, path: str) -> None:
+        settings, engines, totals = self.worker.settings, self.worker.engines, self.result.totals
+        try:
+            opened = Input(path, settings.reading, progress=self.worker.bytes_bar)
+        except InputError as exc:
+            self.fail(exc)
+            return
+        try:
+            with opened:
+                if settings.check:
+                    if opened.format not in ("dsh", None):
+                        raise InputError(opened.display, 1, f"--check needs a dsh session log, not {opened.format}")
+                    self.check = Check([guard.id for guard in engines[0].guards])
+                self.show(opened, engines)
+            if self.check is not None:
+                agree, report = self.check.report(opened.display)
+                self.write(report)
+                self.result.status = 0 if agree else 1
+        except InputError as exc:
+            self.fail(exc)
+        finally:
+            totals.end_session()
+            reset(engines, totals.agents)
+
+    def fail(self, error: InputError) -> None:
+        self.result.totals.failed += 1
+        self.result.status = 1
+        self.problem(f"{error}\n")
+
+    def show(self, opened: Input, engines: list[Engine]) -> None:
+        settings, totals, display, check = self.worker.settings, self.result.totals, opened.display, self.check
+        jsonl, compare, write = settings.jsonl, bool(settings.compare), self.write
+        for item in outcomes(opened, engines):
+            if type(item) is Outcome:  # by far the commonest: test it first
+                totals.add(item)
+                if check is not None:
+                    check.outcome(item)
+                elif jsonl:
+                    write(jsonl_line(item, compare=True) if compare else jsonl_line(item))
+                elif compare:
+                    self.result.other_reminders += len(item.decisions[1].additional_contexts)
+                    text = compare_text(display, item, ["A", "B"])
+                    if text:
+                        self.result.differ += 1
+                        write(text + "\n")
+                elif item.contexts:
+                    write(reminder_text(display, item) + "\n")
+            elif isinstance(item, Skipped):
+                totals.skipped += 1
+                self.problem(f"{item.error} (skipped)\n")
+            elif isinstance(item, Record) and item.kind == "skipped":
+                totals.not_read(opened.format or "?", item.text, display, item.line)
+            elif check is not None and isinstance(item, Record) and item.kind == "recorded-reminder":
+                check.recorded_reminder(item)
+
+
+def direct_worker(settings: Settings, engines: list[Engine], one_input: bool) -> Worker:
+    worker = Worker(settings, True, engines)
+    worker.bytes_bar = one_input
+    return worker
+
+
+def replay_file(worker: Worker, path: str) -> Result:
+    """Replay one file (in a worker process, or here with --jobs 1, writing straight to stdout)."""
+    settings = worker.settings
+    spill = None if worker.direct else Spill
+    result = Result(spill() if spill else None, spill() if spill else None, Totals(runs=settings.summary))
+    FileReplay(worker, result).replay(path)
+    return result
