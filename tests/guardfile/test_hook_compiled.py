@@ -17,6 +17,7 @@ from conftest import FIRST, REPO
 from toolguards.events import ToolEvent
 from toolguards.guardfile import compiled
 from toolguards.guardfile.diagnostics import ConfigError
+from toolguards.resources import default_guard_file
 from toolguards.stores import MemoryStore
 
 GUARD_FILES = sorted([*(REPO / "guards").glob("*.yaml"), *(REPO / "examples").glob("*.yaml")])
@@ -105,7 +106,7 @@ def test_the_default_file_is_the_shipped_one(tmp_path):
     assert said(compiled.cached_engine(None, cache_dir=tmp_path, stores=memory), session) == expected
     hit = compiled.cached_engine(None, cache_dir=tmp_path, stores=memory)
     assert said(hit, session) == expected
-    assert hit.source == str(REPO / "guards" / "repeat-tool-reminder.yaml")
+    assert hit.source == str(default_guard_file())  # the shipped file, in the checkout or in an installed wheel
 
 
 def reminds_at(engine: toolguards.Engine, calls: int = 4) -> list[int]:
