@@ -1,7 +1,9 @@
 """``toolguards report``: recorded sessions in, one self-contained HTML page of runs, thresholds and what-ifs out.
 
-The analysis is per input and mergeable: ``work`` turns one input into a small ``SessionReport`` (in a worker process
-if need be), ``merge`` adds them up in input order into a ``Report``, and ``render_page`` writes the page from it.
+The analysis is per input and mergeable: ``work`` (``inputs``) turns one input into a small ``SessionReport`` (in a
+worker process if need be) through the ``Analyser`` (``analyser``), which reads the input's records through replay's
+feed and follows its runs (``chains``, ``timeline``); ``merge`` (``analysis``) adds them up in input order into a
+``Report``, ``suggest`` proposes thresholds from it, and ``render_page`` (``page``, with ``charts``) writes the page.
 """
 
 from __future__ import annotations
