@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..events import ContextEntry
@@ -14,7 +14,6 @@ from .stats import UNLABELLED, Totals, advice
 
 __all__ = ["Check", "compare_text", "jsonl_line", "reminder_text", "summary_text", "totals_line"]
 
-Write = Callable[[str], None]
 
 
 def _label(entry: ContextEntry) -> str:
