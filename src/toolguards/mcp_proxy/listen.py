@@ -174,7 +174,7 @@ class Sessions:
         session_id = transport.mcp_session_id
         assert session_id is not None
         try:
-            async with transport.connect() as client, connect(self.target) as upstream:
+            async with connect(self.target) as upstream, transport.connect() as client:
                 self.open[session_id] = transport
                 task_status.started()
                 relay = Relay(self.guard, session=session_id, name=self.name,

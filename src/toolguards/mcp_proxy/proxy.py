@@ -71,7 +71,8 @@ async def _until_terminated(scope: anyio.CancelScope) -> None:
 
 async def _stdio(guard: ToolGuard, target: Target, name: str | None) -> int:
     child = None
-    async with stdio_streams() as client, connect(target) as upstream:
+    # The server first: a command that cannot start fails here, before any task group wraps its OSError.
+    async with connect(target) as upstream, stdio_streams() as client:
         child = upstream.child
         relay = Relay(guard, session=uuid.uuid4().hex, name=name, fallback_name=target.fallback_name,
                       stamp=upstream.stamp)
