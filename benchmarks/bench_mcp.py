@@ -30,7 +30,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import interleaved, timed  # noqa: E402
+from timing import interleaved, timed
 
 TARGET_MS = 2.0
 HOSTS_DIR = Path(os.environ.get("TOOLGUARDS_HOSTS_DIR") or Path.home() / ".cache" / "toolguards" / "hosts")

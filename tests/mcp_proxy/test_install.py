@@ -206,6 +206,7 @@ def test_an_installed_entry_is_one_the_client_can_start(project):
     pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'toolguards[mcp]')")
     from mcp.client.client import Client
     from mcp.client.stdio import StdioServerParameters
+
     from support.mcp_servers import time_server
 
     command = time_server()

@@ -20,10 +20,11 @@ from conftest import FIRST, detailed
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'toolguards[mcp]')")
 
-from mcp.client.client import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-from support.mcp_servers import TOOLGUARDS, everything, free_port, proxied, running, time_server, which  # noqa: E402
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from support.mcp_servers import TOOLGUARDS, everything, free_port, proxied, running, time_server, which
 
 TOKEN = "0123456789abcdef0123"
 ERROR_GUARDS = """guards:
@@ -76,7 +77,7 @@ def test_server_everything_over_stdio_is_unchanged_but_for_the_reminders_at_3_5_
     direct = anyio.run(run, stdio(everything()))
     through = anyio.run(run, stdio(proxied(everything())))
     assert through["tools"] == direct["tools"]
-    for count, (sent, got) in enumerate(zip(direct["echo"], through["echo"]), start=1):
+    for count, (sent, got) in enumerate(zip(direct["echo"], through["echo"], strict=True), start=1):
         text = reminder_at(count, "echo", '{"message":"hi"}')
         assert (got if text is None else without_reminder(got, text)) == sent, count
     # get-structured-content's outputSchema forbids other properties: its structuredContent stays as it was
@@ -195,7 +196,7 @@ def test_upstream_http_server_is_unchanged_but_for_the_reminders(everything_http
     through = anyio.run(calls, stdio([TOOLGUARDS, "mcp", "--upstream", everything_http]), "echo",
                         {"message": "hi"}, 5)
     assert through[0] == direct[0]
-    for count, (sent, got) in enumerate(zip(direct[1:], through[1:]), start=1):
+    for count, (sent, got) in enumerate(zip(direct[1:], through[1:], strict=True), start=1):
         text = reminder_at(count, "echo", '{"message":"hi"}')
         assert (got if text is None else without_reminder(got, text)) == sent, count
 
@@ -213,7 +214,7 @@ def test_listen_serves_http_clients_one_session_one_chain(listening):
     first = anyio.run(calls, listening["everything"], "echo", {"message": "hi"}, 8)
     second = anyio.run(calls, listening["everything"], "echo", {"message": "hi"}, 3)
     assert first[0] == direct[0]
-    for count, (sent, got) in enumerate(zip(direct[1:], first[1:]), start=1):
+    for count, (sent, got) in enumerate(zip(direct[1:], first[1:], strict=True), start=1):
         text = reminder_at(count, "echo", '{"message":"hi"}')
         assert (got if text is None else without_reminder(got, text)) == sent, count
     # a new session starts a fresh chain

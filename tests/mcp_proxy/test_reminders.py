@@ -96,7 +96,6 @@ def test_a_guard_whose_store_is_down_forwards_the_result_unchanged(caplog):
     """A Redis store with no Redis behind it: every call fails in the store, and the answer passes as it came."""
     pytest.importorskip("redis", reason="the redis extra is not installed")
     from support.mcp_servers import free_port
-
     from toolguards.stores.redis import RedisStores
 
     stores = RedisStores.from_url(f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=0.2")

@@ -70,7 +70,8 @@ async def _answer(send: Any, status: int, message: str, code: int = -32600) -> N
 
 async def _body(receive: Any) -> bytes | None:
     """The whole request body; None past ``MAX_BODY``."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
