@@ -18,8 +18,8 @@ server) is refused (``--all`` skips it). Uninstall gives the entry back its own 
 the proxied ones (an empty ``args`` comes back absent); when the backup holds exactly the result, its own text is
 written back, so an uninstall after an install restores the file byte for byte. The file is read and written as
 ``toolguards hook install`` does (``toolguards.hooks.install``): strict JSON, a broken file refused and left untouched,
-the previous file kept as ``<file>.toolguards.bak``, its indentation kept; ``--dry-run`` prints the result and writes nothing. Exit codes: 0
-done (or nothing to do), 1 refused, 2 a usage error; a summary line goes to stderr.
+the previous file kept as ``<file>.toolguards.bak``, its indentation kept; ``--dry-run`` prints the result and
+writes nothing. Exit codes: 0 done (or nothing to do), 1 refused, 2 a usage error; a summary line goes to stderr.
 
 ``entry_status(entry)`` is what ``toolguards doctor`` reads of an entry: whether it is proxied, and whether the
 commands it runs exist.
