@@ -108,3 +108,28 @@ def test_a_guard_whose_store_is_down_forwards_the_result_unchanged(caplog):
         stores.close()
     assert len(caplog.records) == 1
     assert caplog.records[0].getMessage().startswith("toolguards: repeat-tool-reminder.observe failed and was skipped")
+
+
+def test_an_answer_to_a_cancelled_call_is_forwarded_uncounted():
+    """A server may still answer a call the client cancelled (the client drops it): the relay forwards the answer and
+    leaves it out of the chain, since the model never saw it."""
+    pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'toolguards[mcp]')")
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+    from toolguards.mcp_proxy.relay import Relay
+
+    relay = Relay(guard(), session="1", name="s")
+    result = {"content": [TEXT]}
+
+    def call(number: int, cancel: bool = False) -> dict[str, Any]:
+        relay.to_server(SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=number, method="tools/call",
+                                                      params={"name": "t", "arguments": {}})))
+        if cancel:
+            relay.to_server(SessionMessage(JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                               params={"requestId": number})))
+        answer = relay.to_client(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=number, result=result)))
+        return answer.message.result  # type: ignore[union-attr]
+
+    assert [call(1), call(2), call(3, cancel=True), call(4)] == [
+        result, result, result, {"content": [{"type": "text", "text": FIRST}, TEXT]}]
