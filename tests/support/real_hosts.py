@@ -1,5 +1,6 @@
-"""Where the real host programs are: Claude Code, Codex CLI and Gemini CLI, installed from npm by ``.ci/install-hosts``
-into ``$TOOLGUARDS_HOSTS_DIR`` (by default ``~/.cache/toolguards/hosts``).
+"""Where the real host programs are: Claude Code, Codex CLI and Gemini CLI (and the MCP reference server the proxy's
+tests run), installed from npm by ``.ci/install-hosts`` into ``$TOOLGUARDS_HOSTS_DIR`` (by default
+``~/.cache/toolguards/hosts``).
 
 ``host_program(name)`` gives the path of a host's command; where it is absent the test skips with the reason on a
 developer's machine and fails under CI (``CI`` set), whose ``.ci/run`` installs it: a real part is never skipped there.
@@ -19,11 +20,12 @@ PROGRAMS = {
     "claude": ("@anthropic-ai/claude-code", "2.1"),
     "codex": ("@openai/codex", "0.171"),
     "gemini": ("@google/gemini-cli", "0.61"),
+    "mcp-server-everything": ("@modelcontextprotocol/server-everything", "2026.8"),
 }
 
 
 def host_program(name: str) -> Path:
-    """The installed command ``name`` (``claude``, ``codex``, ``gemini``)."""
+    """The installed command ``name`` (``claude``, ``codex``, ``gemini``, ``mcp-server-everything``)."""
     package, version = PROGRAMS[name]
     found = HOSTS_DIR / "node_modules" / ".bin" / name
     if not found.exists():

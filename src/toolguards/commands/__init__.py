@@ -25,12 +25,14 @@ COMMANDS: Mapping[str, str] = MappingProxyType(
         "report": "toolguards.commands.report",
         "schema": "toolguards.commands.schema",
         "serve": "toolguards.commands.serve",
+        "mcp": "toolguards.commands.mcp",
     }
 )
 
 #: Commands that parse their own arguments: ``toolguards hook`` starts in a few milliseconds and exits 0 even on a
-#: usage error, so it never waits for argparse or the other commands.
-RAW = frozenset({"hook"})
+#: usage error, so it never waits for argparse or the other commands; ``toolguards mcp`` leaves everything after
+#: ``--`` to the server it runs (argparse would read the server's options as its own).
+RAW = frozenset({"hook", "mcp"})
 
 
 def command(name: str) -> ModuleType:

@@ -42,7 +42,8 @@ from typing import Any
 
 from . import HOSTS, host
 
-__all__ = ["BACKUP_SUFFIX", "InstallError", "installed_command", "main", "merge", "ours", "unmerge"]
+__all__ = ["BACKUP_SUFFIX", "InstallError", "indent_of", "installed_command", "main", "merge", "ours",
+           "read_document", "unmerge", "write_document"]
 
 BACKUP_SUFFIX = ".toolguards.bak"
 
@@ -226,6 +227,10 @@ def _indent(text: str | None) -> int | str | None:
         return None
     found = re.search(r'^([ \t]+)"', text, re.MULTILINE)
     return found.group(1) if found else 2
+
+
+#: The indentation a rewritten file keeps (``toolguards mcp install`` writes its files the same way).
+indent_of = _indent
 
 
 def write_document(path: str, text: str, previous: str | None) -> str | None:

@@ -1,0 +1,139 @@
+"""``toolguards mcp``: guard the tools of any MCP server, for any MCP client (``toolguards.mcp_proxy``; docs/mcp.md).
+
+::
+
+    toolguards mcp [--config PATH] [--locale LOC] [--store URL] [--name NAME] [--listen HOST:PORT [--token-file F]]
+                   (-- COMMAND [ARGS...] | --upstream URL)
+    toolguards mcp install CLIENT SERVER|--all [--config PATH] [--guard-file PATH] [--dry-run]
+    toolguards mcp uninstall CLIENT SERVER|--all [--config PATH] [--dry-run]
+
+The proxy forwards every message both ways unchanged, except a ``tools/call`` answer that draws a reminder. Exit
+codes: the child server's exit status (a death by signal N: 128 + N) once either side ends; 0 for an HTTP upstream or
+after ``--listen`` is interrupted; 1 for a guard file with problems (each printed as ``path:line:col: message``); 2 for
+a usage error (``toolguards mcp: …`` on stderr); 126 or 127 when COMMAND cannot be run or is not found.
+
+It reads its own command line (it is in ``RAW``): everything after ``--`` is the server's, never toolguards' options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..diagnostics import ConfigError
+
+HELP = "guard the tools of any MCP server: a proxy between an MCP client and the server (needs the mcp extra)"
+USAGE = ("toolguards mcp [--config PATH] [--locale LOC] [--store URL] [--name NAME] [--listen HOST:PORT "
+         "[--token-file F]] (-- COMMAND [ARGS...] | --upstream URL)")
+EPILOG = """examples:
+  toolguards mcp -- npx -y @modelcontextprotocol/server-everything
+  toolguards mcp --upstream http://127.0.0.1:3001/mcp
+  toolguards mcp --listen 127.0.0.1:8788 -- mcp-server-time
+
+client configs (exit 0 done, 1 refused, 2 usage error):
+  toolguards mcp install CLIENT SERVER|--all [--config PATH] [--guard-file PATH] [--dry-run]
+  toolguards mcp uninstall CLIENT SERVER|--all [--config PATH] [--dry-run]
+  clients: claude-desktop, claude-code, vscode, cursor"""
+
+_REGISTRATION = ("install", "uninstall")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolguards mcp", usage=USAGE, description=HELP, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", metavar="PATH", help="guard file (default: the shipped repeat-tool-reminder)")
+    parser.add_argument("--locale", metavar="LOC", help="reminder language (default: the guard file's)")
+    parser.add_argument("--store", metavar="URL", default="memory",
+                        help="where the chains live: memory (default), sqlite:///PATH, redis://HOST:PORT/DB")
+    parser.add_argument("--name", metavar="NAME",
+                        help="the server's name in the agent keys (default: the name it gives itself)")
+    parser.add_argument("--upstream", metavar="URL", help="a streamable-HTTP MCP server instead of a COMMAND")
+    parser.add_argument("--listen", metavar="HOST:PORT",
+                        help="offer the proxy over streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                             "(any address but loopback needs --token-file)")
+    parser.add_argument("--token-file", metavar="F", help="with --listen: the bearer token every request must carry")
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register mcp's arguments: main() parses them itself, so that the server's own options stay the server's."""
+    parser.usage = USAGE
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("argv", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the proxy (or install/uninstall); the exit code."""
+    return main(args.argv)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"toolguards mcp: {message}", file=sys.stderr)
+    return code
+
+
+def _split(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """toolguards' part of the command line, and the server's command (after the first ``--``)."""
+    words = list(argv)
+    if "--" in words:
+        at = words.index("--")
+        return words[:at], words[at + 1:]
+    return words, []
+
+
+def main(argv: Sequence[str]) -> int:
+    """Parse mcp's own command line and run it."""
+    if argv and argv[0] in _REGISTRATION:
+        from ..mcp_proxy.install import main as registration  # noqa: PLC0415
+
+        return registration(argv)
+    own, command = _split(argv)
+    options = _parser().parse_args(own)
+    if options.upstream is not None and command:
+        return _fail("give the server as `-- COMMAND` or as --upstream URL, not both")
+    if options.upstream is None and not command:
+        return _fail("no server: give its command after `--` (toolguards mcp -- COMMAND [ARGS...]) or --upstream URL")
+    if options.upstream is not None and not options.upstream.startswith(("http://", "https://")):
+        return _fail(f"--upstream must be an http:// or https:// URL, not {options.upstream!r}")
+    if options.token_file is not None and options.listen is None:
+        return _fail("--token-file: only with --listen")
+    try:
+        from ..mcp_proxy.upstream import Target  # noqa: PLC0415 - the SDK only when the proxy runs
+    except ImportError as exc:
+        return _fail(f"needs the mcp extra ({exc.name} is missing): pip install 'toolguards[mcp]'", 1)
+    target = Target(tuple(command), options.upstream)
+    if options.listen is not None:
+        from ..mcp_proxy.listen import ListenError, run_listen  # noqa: PLC0415
+
+        try:
+            return _with_guard(options, lambda guard: run_listen(guard, target, options.name, options.listen,
+                                                                  options.token_file))
+        except ListenError as exc:
+            return _fail(str(exc))
+    from ..mcp_proxy.proxy import run_stdio  # noqa: PLC0415
+
+    return _with_guard(options, lambda guard: run_stdio(guard, target, options.name))
+
+
+def _with_guard(options: argparse.Namespace, serve: object) -> int:
+    from ..mcp_proxy.proxy import log_to_stderr, open_guard  # noqa: PLC0415
+    from ..serve.security import SetupError  # noqa: PLC0415
+
+    try:
+        guard = open_guard(options.config, locale=options.locale, store=options.store)
+    except SetupError as exc:
+        return _fail(str(exc))
+    except ConfigError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        count = len(exc.diagnostics)
+        return _fail(f"the guard file has {count} problem{'s' if count != 1 else ''}", 1)
+    log_to_stderr()
+    try:
+        return int(serve(guard))  # type: ignore[operator]
+    except FileNotFoundError as exc:
+        return _fail(f"cannot run {exc.filename or 'the server'}: not found", 127)
+    except PermissionError as exc:
+        return _fail(f"cannot run {exc.filename or 'the server'}: permission denied", 126)
