@@ -21,6 +21,7 @@ import pytest
 import toolguards
 from toolguards.hooks import HOSTS
 from toolguards.kinds import BUILTIN_KINDS
+from toolguards.mcp_proxy.clients import CLIENTS
 from toolguards.replay.importers import READERS
 from toolguards.stores import STORES
 
@@ -109,8 +110,9 @@ def test_the_circle_finder_finds_a_circle():
 
 
 def family_members() -> set[str]:
-    """The modules that a family's registry names: host protocols, session formats, kinds, stores, frameworks."""
-    members = {*HOSTS.values(), *(module.__name__ for module in READERS.values()), *STORES.values()}
+    """The modules that a family's registry names: host protocols, session formats, kinds, stores, MCP clients, and
+    the frameworks' adapters."""
+    members = {*HOSTS.values(), *(module.__name__ for module in READERS.values()), *STORES.values(), *CLIENTS.values()}
     members |= {type(kind).__module__ for kind in BUILTIN_KINDS.values()}
     members |= {name for name in MODULES if name.startswith("toolguards.integrations.")}
     return members

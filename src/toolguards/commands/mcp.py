@@ -21,7 +21,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..diagnostics import ConfigError
+from ..guardfile.diagnostics import ConfigError
 
 HELP = "guard the tools of any MCP server: a proxy between an MCP client and the server (needs the mcp extra)"
 USAGE = ("toolguards mcp [--config PATH] [--locale LOC] [--store URL] [--name NAME] [--listen HOST:PORT "
@@ -86,7 +86,7 @@ def _split(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 def main(argv: Sequence[str]) -> int:
     """Parse mcp's own command line and run it."""
     if argv and argv[0] in _REGISTRATION:
-        from ..mcp_proxy.install import main as registration  # noqa: PLC0415
+        from ..mcp_proxy.client_config import main as registration  # noqa: PLC0415
 
         return registration(argv)
     own, command = _split(argv)

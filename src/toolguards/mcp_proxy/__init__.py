@@ -9,7 +9,7 @@ streamable-HTTP transports carry ``--upstream`` and ``--listen``. The parts, one
 - ``stdio``, ``child``, ``upstream``, ``listen``: the client over stdio, the server as a child process, the server
   over HTTP, the clients over HTTP;
 - ``proxy``: the guard file's engine over its store, and the stdio proxy put together;
-- ``install`` and ``clients``: ``toolguards mcp install|uninstall`` for the clients' config files.
+- ``client_config`` and ``clients``: ``toolguards mcp install|uninstall`` for the clients' config files.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from ..loader import load
+from ..guardfile.loader import load
 from ..resources import default_guard_file
 from ..serve.security import SetupError
 from ..stores import open_stores

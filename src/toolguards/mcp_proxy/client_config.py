@@ -164,7 +164,7 @@ def _guard_file(path: str | None) -> str | None:
     if path is None:
         return None
     absolute = os.path.abspath(path)
-    from ..loader import check_file  # noqa: PLC0415
+    from ..guardfile.loader import check_file  # noqa: PLC0415
 
     problems = check_file(absolute)
     if problems:
