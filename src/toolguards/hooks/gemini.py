@@ -43,6 +43,7 @@ __all__ = [
     "CONTEXT_LIMIT",
     "EVENTS",
     "FILE_KEYS",
+    "GUARD_FILE",
     "HTTP",
     "NAME",
     "STATE_FILE",
@@ -64,6 +65,9 @@ CONFIG_FILE = ".gemini/settings.json"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 HTTP = False
+#: The shipped guard file install registers when no --guard-file is given: thresholds 3 and 4, below Gemini CLI's own
+#: loop detection, which interrupts the 5th identical call in a row (``docs/hosts/gemini-cli.md``).
+GUARD_FILE = "gemini-cli.yaml"
 
 
 def handler(command: str) -> dict[str, Any]:
