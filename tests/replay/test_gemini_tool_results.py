@@ -115,6 +115,14 @@ def summary(found: list[Record]) -> list[tuple[object, ...]]:
             id="a user message with text beside the responses is a prompt",
         ),
         pytest.param(
+            (call_message("m1", "c1", None),
+             {"id": "r1", "timestamp": "t", "type": "user",
+              "content": [{"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "an image"}}},
+                          {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]}),
+            [("post-execute", 2, "an image")],
+            id="a tool result with the data part of what the tool read",
+        ),
+        pytest.param(
             (prompt("p"), {"id": "q", "timestamp": "t", "type": "user", "content": "plain text"}),
             [("pre-step", 2), ("pre-step", 3)],
             id="older forms: a prompt of text parts, and one of a string",
