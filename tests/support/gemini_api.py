@@ -7,11 +7,12 @@ Gemini CLI (through ``@google/genai``) sends ``POST /v1beta/models/<model>:<meth
 - a **turn** is ``:streamGenerateContent?alt=sse`` carrying the chat: ``contents`` (``user``/``model`` messages of
   ``text``, ``functionCall`` and ``functionResponse`` parts), the tools as ``functionDeclarations``, and a free-text
   answer; the reply is a server-sent-events stream of ``GenerateContentResponse`` chunks;
-- a **side request** is anything else: ``:generateContent`` calls that ask for JSON (``responseJsonSchema``; the model
-  router's complexity classifier before each new prompt, the next-speaker check, the loop-detection double check after
-  30 turns of one prompt), ``:countTokens``, and a stream that asks for JSON. A JSON side request is answered with the
-  smallest value its schema allows (so the classifier scores 0, the next speaker is whoever the schema's first enum
-  value names), a plain one with a short text, ``countTokens`` with a size estimate.
+- a **side request** is anything else: ``:generateContent`` calls that ask for JSON (``responseJsonSchema``: the model
+  router's complexity classifier before each new prompt, and where they are on, the next-speaker check and the
+  loop-detection double check after 30 turns of one prompt), ``:countTokens``, and a stream that asks for JSON. A
+  JSON side request is answered with a least value of its schema (required properties only, the first of an enum,
+  empty strings, numbers at their minimum or 1: the classifier's score runs from 1), a plain one with a short text,
+  ``countTokens`` with a size estimate, anything else with a 404.
 
 ``cli_environment`` and ``user_settings`` give what a test hands Gemini CLI: a dummy key, the server's URL as
 ``GOOGLE_GEMINI_BASE_URL``, the API-key auth type (the CLI refuses its ``gateway`` type in headless mode), and
@@ -53,7 +54,7 @@ def _declares_functions(body: Any) -> bool:
 
 
 def _smallest(schema: Any) -> Any:
-    """The smallest value a (Gemini or JSON Schema) schema allows: required properties only, first enum values."""
+    """A least value of a (Gemini or JSON Schema) schema: required properties only, first enum values."""
     if not isinstance(schema, dict):
         return None
     if schema.get("enum"):
