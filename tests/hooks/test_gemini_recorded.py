@@ -4,6 +4,7 @@ through ``toolguards hook gemini`` as install registers it, one process each: th
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,10 @@ def test_the_recorded_inputs_draw_the_live_runs_reminders(tmp_path, guard_file, 
     events = [json.loads(line) for line in INPUTS.read_text(encoding="utf-8").splitlines()]
     assert [event["hook_event_name"] for event in events] == ["BeforeAgent"] + ["AfterTool"] * 5
     assert outputs("gemini", tmp_path, events, "--config", str(guard_file)) == expected
+
+
+def test_the_fixtures_hold_no_machine_path():
+    for path in INPUTS.parent.glob("*.jsonl"):
+        text = path.read_text(encoding="utf-8")
+        tops = set(re.findall(r"(?<![\w.~-])/[A-Za-z][\w.-]*/[\w.-]+", text))  # the first two folders of each path
+        assert tops == {"/home/user"}, path.name
