@@ -55,6 +55,11 @@ def test_side_answers_fit_the_schema_they_ask_for():
         "complexity_reasoning": "", "complexity_score": 1}
     assert answer(api.side_reply(request("generateContent", NEXT_SPEAKER)).body) == {
         "next_speaker": "user", "reasoning": ""}
+    loop_check = {"generationConfig": {"responseJsonSchema": {"type": "object", "properties": {
+        "unproductive_state_analysis": {"type": "string"}, "unproductive_state_confidence": {"type": "number"}},
+        "required": ["unproductive_state_analysis", "unproductive_state_confidence"]}}}
+    assert answer(api.side_reply(request("generateContent", loop_check)).body) == {
+        "unproductive_state_analysis": "", "unproductive_state_confidence": 0}
     counted = api.side_reply(request("countTokens", {"contents": []}))
     assert (counted.status, json.loads(counted.body)) == (200, {"totalTokens": 4})
     assert api.side_reply(Request("GET", "/v1beta/models", {}, None)).status == 404

@@ -11,8 +11,9 @@ Gemini CLI (through ``@google/genai``) sends ``POST /v1beta/models/<model>:<meth
   router's complexity classifier before each new prompt, and where they are on, the next-speaker check and the
   loop-detection double check after 30 turns of one prompt), ``:countTokens``, and a stream that asks for JSON. A
   JSON side request is answered with a least value of its schema (required properties only, the first of an enum,
-  empty strings, numbers at their minimum or 1: the classifier's score runs from 1), a plain one with a short text,
-  ``countTokens`` with a size estimate, anything else with a 404.
+  empty strings, numbers at their minimum, else integers 1, as the classifier's score runs from 1, and other numbers
+  0, so the loop check's confidence is nil), a plain one with a short text, ``countTokens`` with a size estimate,
+  anything else with a 404.
 
 ``cli_environment`` and ``user_settings`` give what a test hands Gemini CLI: a dummy key, the server's URL as
 ``GOOGLE_GEMINI_BASE_URL``, the API-key auth type (the CLI refuses its ``gateway`` type in headless mode), and
@@ -63,8 +64,10 @@ def _smallest(schema: Any) -> Any:
     if kind == "object":
         properties = schema.get("properties", {})
         return {name: _smallest(properties.get(name)) for name in schema.get("required", list(properties))}
-    if kind in ("integer", "number"):
+    if kind == "integer":
         return schema.get("minimum", 1)  # the classifier's score, 1 to 100, says so only in its description
+    if kind == "number":
+        return schema.get("minimum", 0)  # the loop check's confidence: 0, no loop
     return {"array": [], "string": "", "boolean": False}.get(kind)
 
 
