@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-__all__ = ["data_dir", "default_guard_file", "schema_file", "shipped_templates_dir"]
+__all__ = ["data_dir", "default_guard_file", "schema_file", "shipped_guard_file", "shipped_templates_dir"]
 
 _MARKER = Path("schemas") / "toolguards.schema.json"
 
@@ -31,6 +31,11 @@ def data_dir() -> Path:
 def default_guard_file() -> Path:
     """The shipped default guard file, guards/repeat-tool-reminder.yaml."""
     return data_dir() / "guards" / "repeat-tool-reminder.yaml"
+
+
+def shipped_guard_file(name: str) -> Path:
+    """A shipped guard file by name (``gemini-cli.yaml``): guards/<name>."""
+    return data_dir() / "guards" / name
 
 
 def schema_file() -> Path:

@@ -17,6 +17,7 @@ from toolguards.cli import main
 from toolguards.guardfile.loader import check_file
 from toolguards.hooks import HOSTS
 from toolguards.hooks.install import BACKUP_SUFFIX, ours
+from toolguards.resources import shipped_guard_file
 
 CONFIG = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
           "cursor": ".cursor/hooks.json"}
@@ -34,8 +35,14 @@ def entries(host: str, hook: dict[str, Any]) -> dict[str, Any]:
     return {"postToolUse": hook, "postToolUseFailure": hook, "beforeSubmitPrompt": hook}
 
 
+def registered(host: str) -> str:
+    """The command install registers: Gemini CLI's with the guard file that reminds before its own loop detection."""
+    shipped = f" --config {shipped_guard_file('gemini-cli.yaml')}" if host == "gemini" else ""
+    return f"{TOOLGUARDS} hook {host}{shipped}"
+
+
 def handler(host: str, command: str | None = None) -> dict[str, Any]:
-    command = command or f"{TOOLGUARDS} hook {host}"
+    command = command or registered(host)
     if host == "gemini":
         return {"name": "toolguards", "type": "command", "command": command}
     if host == "cursor":
@@ -103,6 +110,9 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 def project(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    trusted = tmp_path / "home" / ".gemini" / "trustedFolders.json"  # else install notes that Gemini CLI would not run it
+    trusted.parent.mkdir(parents=True)
+    trusted.write_text(json.dumps({str(tmp_path): "TRUST_FOLDER"}))
     return tmp_path
 
 
@@ -112,11 +122,11 @@ def test_install_into_a_missing_file_then_again(project, capsys, host):
     code, out, err = run(capsys, "install", host)
     assert (code, out) == (0, "")
     events = ", ".join(entries(host, {}))
-    assert err == f"toolguards hook install: {path}: {events} run {TOOLGUARDS} hook {host}\n"
+    assert err == f"toolguards hook install: {path}: {events} run {registered(host)}\n"
     assert path.read_text(encoding="utf-8") == json.dumps(fresh(host), indent=2) + "\n"
     assert not (project / (CONFIG[host] + BACKUP_SUFFIX)).exists()
     code, out, err = run(capsys, "install", host)
-    assert (code, err) == (0, f"toolguards hook install: {path} unchanged: {events} run {TOOLGUARDS} hook {host}\n")
+    assert (code, err) == (0, f"toolguards hook install: {path} unchanged: {events} run {registered(host)}\n")
     assert path.read_text(encoding="utf-8") == json.dumps(fresh(host), indent=2) + "\n"
 
 
@@ -210,7 +220,7 @@ def test_the_user_scope_and_an_explicit_config_and_a_dry_run(project, capsys):
     code, out, err = run(capsys, "install", "gemini", "--config", str(other), "--dry-run")
     assert (code, out) == (0, json.dumps(fresh("gemini"), indent=2) + "\n")
     assert err == (f"toolguards hook install: {other} (dry run, nothing written): AfterTool, BeforeAgent run "
-                   f"{TOOLGUARDS} hook gemini\n")
+                   f"{registered('gemini')}\n")
     assert not other.exists()
 
 

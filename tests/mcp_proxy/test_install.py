@@ -13,8 +13,8 @@ import pytest
 
 from toolguards.cli import main
 from toolguards.hooks.install import BACKUP_SUFFIX
-from toolguards.mcp_proxy.clients import CLIENTS, client
 from toolguards.mcp_proxy.client_config import EntryStatus, entry_status, proxied, unwrap, wrap
+from toolguards.mcp_proxy.clients import CLIENTS, client
 
 TOOLGUARDS = str(Path(sys.executable).with_name("toolguards"))
 FILES = {"claude-code": ".mcp.json", "vscode": ".vscode/mcp.json", "cursor": ".cursor/mcp.json"}

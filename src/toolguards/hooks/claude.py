@@ -49,6 +49,7 @@ __all__ = [
     "CONTEXT_LIMIT",
     "EVENTS",
     "FILE_KEYS",
+    "GUARD_FILE",
     "HTTP",
     "NAME",
     "STATE_FILE",
@@ -76,6 +77,8 @@ CONFIG_FILE = ".claude/settings.json"
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 #: Claude Code also runs ``http`` hooks (``{"type": "http", "url": …}``), served by ``toolguards serve``.
 HTTP = True
+#: The shipped guard file install registers when no --guard-file is given (None: the hook's default).
+GUARD_FILE = None
 
 
 def handler(command: str) -> dict[str, Any]:

@@ -45,6 +45,7 @@ __all__ = [
     "CONTEXT_LIMIT",
     "EVENTS",
     "FILE_KEYS",
+    "GUARD_FILE",
     "HTTP",
     "NAME",
     "STATE_FILE",
@@ -66,6 +67,8 @@ CONFIG_FILE = ".codex/hooks.json"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 HTTP = False
+#: The shipped guard file install registers when no --guard-file is given (None: the hook's default).
+GUARD_FILE = None
 
 
 def handler(command: str) -> dict[str, Any]:

@@ -46,6 +46,7 @@ __all__ = [
     "CONTEXT_LIMIT",
     "EVENTS",
     "FILE_KEYS",
+    "GUARD_FILE",
     "HTTP",
     "NAME",
     "STATE_FILE",
@@ -71,6 +72,8 @@ CONFIG_FILE = ".cursor/hooks.json"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({"version": 1})
 HTTP = False
+#: The shipped guard file install registers when no --guard-file is given (None: the hook's default).
+GUARD_FILE = None
 
 
 def handler(command: str) -> dict[str, Any]:

@@ -5,8 +5,12 @@ Gemini CLI starts ``toolguards hook gemini`` once per hook event, with one JSON 
 - ``AfterTool`` counts the call: ``tool_name`` (``run_shell_command``, ``read_file``, ``write_file``, ``replace``,
   MCP tools as ``mcp_<server>_<tool>``…), ``tool_input``, and ``tool_response``, an object
   ``{llmContent, returnDisplay, error?}``: ``llmContent`` (what the model sees) is the result, and a set ``error``
-  (``{message, type}``, or a string) makes it a failed call whose error text is the message;
-- ``BeforeAgent`` (a prompt was submitted) resets the session's chains;
+  (``{message, type}``, or a string) makes it a failed call whose error text is the message. A shell command that
+  exits non-zero is no failed call: Gemini CLI 0.61 sets no ``error`` for it, and its ``llmContent`` reads
+  ``<untrusted_context>\nOutput: …\nExit Code: 1\nProcess Group PGID: <n>\n</untrusted_context>`` (a new ``<n>``
+  every call). A call Gemini CLI refuses before running it (an unknown tool, its own loop detection) has no event;
+- ``BeforeAgent`` (a prompt was submitted) resets the session's chains; Gemini CLI's own turns within a prompt
+  ("Please continue.", its "Potential loop detected" note) send none;
 - every other event (``BeforeTool``, ``AfterModel``, ``SessionStart``…) is ignored.
 
 Every event carries ``session_id``, ``hook_event_name``, ``transcript_path``, ``cwd`` and ``timestamp``. No event
@@ -15,8 +19,11 @@ delivered twice would count twice. A reminder goes to stdout as::
 
     {"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": "<the reminders>"}}
 
-which Gemini CLI appends to the tool's result (exit 0: stdout is parsed as JSON). The registration, in
-``.gemini/settings.json`` (``toolguards hook install gemini`` writes it; ``hooksConfig.enabled`` must not be false)::
+which Gemini CLI appends to the tool's result, the ``output`` of the call's ``functionResponse``, as
+``\n\n<hook_context><the reminders></hook_context>`` (exit 0: stdout is parsed as JSON). The registration, in
+``.gemini/settings.json`` (``toolguards hook install gemini`` writes it, with ``--config`` naming ``GUARD_FILE``;
+``hooksConfig.enabled`` must not be false, and Gemini CLI runs it only in a trusted folder:
+``toolguards.hooks.gemini_settings``)::
 
     {"hooks": {
       "AfterTool":   [{"matcher": "*", "hooks": [{"name": "toolguards", "type": "command",
@@ -43,6 +50,7 @@ __all__ = [
     "CONTEXT_LIMIT",
     "EVENTS",
     "FILE_KEYS",
+    "GUARD_FILE",
     "HTTP",
     "NAME",
     "STATE_FILE",
@@ -64,6 +72,9 @@ CONFIG_FILE = ".gemini/settings.json"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 HTTP = False
+#: The shipped guard file install registers when no --guard-file is given: thresholds 3 and 4, below Gemini CLI's own
+#: loop detection, which interrupts the 5th identical call in a row (``docs/hosts/gemini-cli.md``).
+GUARD_FILE = "gemini-cli.yaml"
 
 
 def handler(command: str) -> dict[str, Any]:

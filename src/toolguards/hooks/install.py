@@ -10,7 +10,9 @@ The file is the host module's ``CONFIG_FILE`` under the current folder (``--scop
 folder (``--scope user``), or ``--config PATH``. Install merges the host's entries (``register``) into its ``hooks``:
 
 - the registered command is the absolute path of this installation's ``toolguards`` (``--guard-file PATH`` adds
-  ``--config <its absolute path>``, after checking the file), so it runs from any folder and any virtualenv; for
+  ``--config <its absolute path>``, after checking the file; without it, a host with a shipped guard file of its own,
+  the module's ``GUARD_FILE``, gets that one: ``gemini``'s reminds below Gemini CLI's own loop detection), so it runs
+  from any folder and any virtualenv; for
   ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}`` handlers (``toolguards serve``) instead, and
   ``--token-env VAR`` adds the bearer token a served ``--token-file`` asks for, read by Claude Code from the
   environment variable ``VAR`` (``"headers": {"Authorization": "Bearer ${VAR}"}, "allowedEnvVars": [VAR]``: the token
@@ -22,7 +24,9 @@ folder (``--scope user``), or ``--config PATH``. Install merges the host's entri
   ``hooks`` has an unexpected shape is refused with a message and left untouched. An empty or missing file is a new one;
 - the previous file is kept as ``<file>.toolguards.bak``; the new one is written aside and renamed over it, with the
   old file's permissions and its indentation;
-- ``--dry-run`` prints the resulting file on stdout and writes nothing.
+- ``--dry-run`` prints the resulting file on stdout and writes nothing;
+- for ``gemini``, a note line on stderr for each reason Gemini CLI would not run the hook in the current folder (not
+  a trusted folder, hooks switched off: ``toolguards.hooks.gemini_settings``).
 
 Uninstall removes only our entries (and the matcher groups and event lists that held nothing else). Exit codes: 0 done
 (or nothing to do), 1 refused, 2 a usage error. A summary line goes to stderr.
@@ -305,18 +309,31 @@ def main(argv: Sequence[str]) -> int:
         if options.dry_run:
             sys.stdout.write(text)
             print(f"{prefix}: {path} (dry run, nothing written): {summary}", file=sys.stderr)
+            _notes(action, options.host, path, document, prefix)
             return 0
         if document == before and (previous is not None or action == "uninstall"):
             print(f"{prefix}: {path} unchanged: {summary}", file=sys.stderr)
+            _notes(action, options.host, path, document, prefix)
             return 0
         backup = write_document(path, text, previous)
         kept = f" (the previous file is {backup})" if backup else ""
         print(f"{prefix}: {path}: {summary}{kept}", file=sys.stderr)
+        _notes(action, options.host, path, document, prefix)
         return 0
     except (InstallError, OSError) as exc:
         message = str(exc) if isinstance(exc, InstallError) else f"{path}: {exc.strerror or exc}"
         print(f"{prefix}: {message}", file=sys.stderr)
         return 1
+
+
+def _notes(action: str, host_name: str, path: str, document: dict[str, Any], prefix: str) -> None:
+    """After an install for Gemini CLI: why it would not run the hook in the current folder, one note a line."""
+    if host_name != "gemini" or action != "install":
+        return
+    from .gemini_settings import install_notes  # noqa: PLC0415
+
+    for note in install_notes(os.getcwd(), path, document, os.environ):
+        print(f"{prefix}: note: {note}", file=sys.stderr)
 
 
 def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
@@ -327,8 +344,13 @@ def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
             hook["allowedEnvVars"] = [options.token_env]
         return hook
     command = f"{_quote(installed_command())} hook {options.host}"
-    if options.guard_file is not None:
-        guard_file = os.path.abspath(options.guard_file)
+    guard_file = options.guard_file
+    if guard_file is None and module.GUARD_FILE is not None:
+        from ..resources import shipped_guard_file  # noqa: PLC0415
+
+        guard_file = os.fspath(shipped_guard_file(module.GUARD_FILE))
+    if guard_file is not None:
+        guard_file = os.path.abspath(guard_file)
         from ..guardfile.loader import check_file  # noqa: PLC0415
 
         problems = check_file(guard_file)

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         CONFIG_FILE: str
         FILE_KEYS: Mapping[str, Any]
         HTTP: bool
+        GUARD_FILE: str | None
 
         def handler(self, command: str) -> dict[str, Any]: ...
         def register(self, hook: Mapping[str, Any]) -> dict[str, dict[str, Any]]: ...

@@ -18,7 +18,10 @@ What this importer reads:
   ``response.error`` as the call's error. The call's ``status`` is not read, and nothing marks a call denied:
   ``denied`` is always false.
 - a ``user`` message — a user prompt (a pre-step with ``user_prompt``), once per message ``id``: every user turn Gemini
-  CLI records counts, its own ``System: Please continue.`` turns among them.
+  CLI records counts, its own ``System: Please continue.`` turns among them — except one whose content is
+  ``functionResponse`` parts and no text: Gemini CLI 0.61 records each tool result so as well, as the turn that
+  carries it back to the model. That message belongs to the step of the calls it answers (it does not end it), and a
+  call still waiting takes its result from it, read as from ``toolCalls``.
 - a ``$set`` of ``messages`` (Gemini CLI rewrites the whole history so when it masks old tool output) — its messages
   are read as above, so only calls not seen before count.
 
@@ -149,6 +152,9 @@ class _Reader:
         if not isinstance(kind, str) or kind in _SKIPPED_MESSAGES:
             self.pending.skip(line, kind if isinstance(kind, str) else "message")
             return
+        if kind == "user" and _tool_results(message.get("content")):
+            self.tool_results(message["content"])  # the step's own results: no new step, no prompt
+            return
         if message["id"] != self.message:
             self.pending.end_step(self.agent)
             self.message = message["id"]
@@ -162,6 +168,17 @@ class _Reader:
             return
         for call in calls:
             self.tool_call(line, call)
+
+    def tool_results(self, parts: list[dict[str, Any]]) -> None:
+        """The ``functionResponse`` parts of a user message: each answers the waiting call its ``id`` names."""
+        for part in parts:
+            response = part.get("functionResponse")
+            call_id = response.get("id") if isinstance(response, dict) else None
+            if not isinstance(call_id, str):
+                continue
+            outcome = _outcome(call_id, [part])
+            if outcome is not None:  # only a call still waiting takes it: the first result is the one kept
+                self.pending.resolve(self.agent, call_id, *outcome)
 
     def tool_call(self, line: int, call: Any) -> None:
         call_id = call.get("id") if isinstance(call, dict) else None
@@ -192,6 +209,15 @@ class _Reader:
         if len(self.seen) > LIMIT:
             self.seen.popitem(last=False)
         return True
+
+
+def _tool_results(content: Any) -> bool:
+    """Whether a message's content is tool results: ``functionResponse`` parts, beside them at most the data parts
+    of a result (an image a tool read), and no text."""
+    if not isinstance(content, list) or not all(isinstance(part, dict) for part in content):
+        return False
+    return (any(isinstance(part.get("functionResponse"), dict) for part in content)
+            and not any("text" in part for part in content))
 
 
 def _outcome(call_id: str, result: Any) -> tuple[Any, str | None] | None:
