@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import require
 from toolguards.cli import main
 from toolguards.hooks.codex_trust import hook_entries
 
@@ -170,10 +171,11 @@ def test_what_install_says_of_the_project_and_the_hooks_feature(project, capsys)
 
 def test_a_linked_worktree_is_told_where_codex_reads_its_hooks(tmp_path, monkeypatch, capsys):
     repo = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+    git = require("git", "a linked worktree is made with git", "git")
+    subprocess.run([git, "init", "-q", str(repo)], check=True)
+    subprocess.run([git, "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
                     "--allow-empty", "-m", "x"], check=True)
-    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(tmp_path / "linked")], check=True,
+    subprocess.run([git, "-C", str(repo), "worktree", "add", "-q", str(tmp_path / "linked")], check=True,
                    capture_output=True)
     monkeypatch.chdir(tmp_path / "linked")
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conftest import require
 from toolguards.hooks.codex_trust import (
     HookState,
     ProjectTrust,
@@ -130,7 +131,8 @@ def test_codex_home_is_codex_home_resolved_or_the_home_folders(tmp_path):
 
 
 def git(*args: str) -> None:
-    subprocess.run(["git", *args], check=True, capture_output=True)
+    subprocess.run([require("git", "the tests make git repositories and worktrees", "git"), *args], check=True,
+                   capture_output=True)
 
 
 def trusted(*pairs: tuple[Path | str, str]) -> dict[str, Any]:
