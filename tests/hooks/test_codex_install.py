@@ -6,15 +6,18 @@ Codex still needs (``toolguards.hooks.codex_install``). The real Codex reads wha
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import tomlkit
 
-from conftest import require
+from conftest import REPO, require
 from toolguards.cli import main
 from toolguards.hooks.codex_trust import hook_entries
+from toolguards.loader import check_file
 
 TOOLGUARDS = Path(sys.executable).parent / "toolguards"
 COMMAND = f"{TOOLGUARDS} hook codex"
@@ -209,3 +212,15 @@ def test_trust_is_for_codex_only(project, capsys):
     with pytest.raises(SystemExit):
         main(["hook", "uninstall", "codex", "--trust"])
     assert capsys.readouterr().err.endswith("error: unrecognized arguments: --trust\n")
+
+
+def test_the_codex_page_commands_and_guard_file(tmp_path):
+    page = (REPO / "docs" / "hosts" / "codex.md").read_text(encoding="utf-8")
+    assert re.findall(r"```sh\n(.*?)```", page, re.DOTALL) == ["cd your/project\ntoolguards hook install codex --trust\n"]
+    (block,) = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
+    assert "- tools: [Bash]" in block
+    path = tmp_path / "g.yaml"
+    path.write_text(block, encoding="utf-8")
+    assert check_file(path) == []
+    for table in re.findall(r"```toml\n(.*?)```", page, re.DOTALL):
+        tomlkit.parse(table.replace("…", ""))
