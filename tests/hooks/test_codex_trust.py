@@ -90,6 +90,7 @@ def test_entries_count_positions_over_every_group_and_handler_codex_reads():
             {"hooks": [command("b"), "not a handler", command("c")]},
         ],
         "Stop": "not a list",
+        "PostToolUseFailure": [{"hooks": [command("an event of Claude Code's, not Codex's")]}],
         "UserPromptSubmit": [{"hooks": [command("d")]}],
     }}
     found = [(entry.key, entry.event, entry.handler["command"]) for entry in hook_entries("/f", document)]

@@ -242,7 +242,8 @@ def test_replaying_the_rollout_gives_the_live_reminders_at_the_same_calls(truste
 
 #: Handlers of every shape the hash normalizes: defaults, a timeout of 0, matchers (none, empty, ignored), the
 #: context limit (default, other, on an event that cannot use it), commandWindows, skipped handlers before one that
-#: runs, an MCP tool with numbers in its input, the short-timeout SessionEnd, a command with a U+2028 and quotes.
+#: runs, an MCP tool with numbers in its input, the short-timeout SessionEnd and Interrupt, a command with a U+2028
+#: and quotes, and an event Codex does not read.
 SHAPES: dict[str, Any] = {"hooks": {
     "PostToolUse": [
         {"hooks": [{"type": "command", "command": "toolguards hook codex"}]},
@@ -262,6 +263,9 @@ SHAPES: dict[str, Any] = {"hooks": {
     "SessionEnd": [{"hooks": [{"type": "command", "command": "h", "timeout": 10}]}],
     "SubagentStop": [{"hooks": [{"type": "command", "command": "i"}]}],
     "PreCompact": [{"hooks": [{"type": "command", "command": 'j\u2028"q"'}]}],
+    "Interrupt": [{"hooks": [{"type": "command", "command": "k"}]}],
+    "PreModelRequest": [{"hooks": [{"type": "command", "command": "l", "additionalContextLimit": 10}]}],
+    "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "not an event of Codex's"}]}],
 }}
 
 
@@ -285,7 +289,7 @@ def test_codex_keys_and_hashes_every_shape_of_hook_as_codex_trust_computes_them(
     assert sorted((hook["key"], hook["currentHash"], hook["trustStatus"], hook["enabled"]) for hook in listed) == sorted(
         (entry.key, entry.hash, trust_status(entry, states).replace("disabled", "trusted"), entry is not disabled)
         for entry in entries)
-    assert len(entries) == 13 and trust_status(disabled, states) == "disabled"
+    assert len(entries) == 15 and trust_status(disabled, states) == "disabled"
 
 
 def test_user_scope_installs_under_codex_home_through_its_symlink_and_uninstall_takes_only_our_trust(tmp_path,

@@ -4,7 +4,7 @@ Codex runs an unmanaged command hook only when ``$CODEX_HOME/config.toml`` recor
 now, was reviewed::
 
     [hooks.state."/home/u/project/.codex/hooks.json:post_tool_use:0:0"]
-    trusted_hash = "sha256:3107e23d…"
+    trusted_hash = "sha256:aa18351a…"
 
 - the **key** is ``<hooks file>:<event label>:<group index>:<handler index>``: the hooks file's absolute path (in
   ``$CODEX_HOME`` resolved through symlinks when ``CODEX_HOME`` is set, as Codex resolves it; ``~/.codex`` as ``$HOME``
@@ -49,6 +49,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_CONTEXT_LIMIT",
     "DEFAULT_TIMEOUT_SEC",
+    "EVENTS",
     "HookEntry",
     "HookState",
     "ProjectTrust",
@@ -64,6 +65,12 @@ __all__ = [
     "trust_status",
 ]
 
+#: The events Codex 0.171 reads from a hooks file; it passes over any other key of ``hooks``.
+EVENTS = frozenset({
+    "PreModelRequest", "PostModelRequest", "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact",
+    "PostCompact", "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop",
+    "Interrupt",
+})
 DEFAULT_TIMEOUT_SEC = 600
 #: Codex spills a hook's ``additionalContext`` past this many tokens to a file; the default is not hashed.
 DEFAULT_CONTEXT_LIMIT = 2_500
@@ -175,7 +182,7 @@ def hook_entries(source: str, document: Mapping[str, Any]) -> list[HookEntry]:
     if not isinstance(hooks, dict):
         return found
     for event, groups in hooks.items():
-        if not isinstance(groups, list):
+        if event not in EVENTS or not isinstance(groups, list):
             continue
         for group_index, group in enumerate(groups):
             handlers = group.get("hooks") if isinstance(group, dict) else None
@@ -201,8 +208,8 @@ def hook_states(config: Mapping[str, Any]) -> dict[str, HookState]:
     """The hook states of a parsed ``config.toml``; entries of the wrong types are passed over, as Codex does."""
     hooks = config.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None
-    found = {}
-    for key, value in (state or {}).items() if isinstance(state, dict) else ():
+    found: dict[str, HookState] = {}
+    for key, value in state.items() if isinstance(state, dict) else ():
         if not isinstance(value, dict) or not key.strip():
             continue
         enabled, trusted = value.get("enabled"), value.get("trusted_hash")
