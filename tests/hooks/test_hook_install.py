@@ -113,7 +113,20 @@ def project(tmp_path, monkeypatch) -> Path:
     trusted = tmp_path / "home" / ".gemini" / "trustedFolders.json"  # else install notes that Gemini CLI would not run it
     trusted.parent.mkdir(parents=True)
     trusted.write_text(json.dumps({str(tmp_path): "TRUST_FOLDER"}))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     return tmp_path
+
+
+def codex_notes(host: str, project: Path) -> str:
+    """What install adds for Codex in a folder it does not trust, with hooks it has not reviewed (tests/hooks has
+    the other cases)."""
+    if host != "codex":
+        return ""
+    config = project / "home" / ".codex" / "config.toml"
+    return ("toolguards hook install: Codex will not run these hooks until they are reviewed: trust them in /hooks in "
+            "`codex`, or install again with --trust\n"
+            f"toolguards hook install: Codex loads no hooks of {project} until the project is trusted: trust it when "
+            f'`codex` asks there, or add [projects."{project}"] trust_level = "trusted" to {config}\n')
 
 
 @pytest.mark.parametrize("host", HOSTS)
@@ -122,11 +135,13 @@ def test_install_into_a_missing_file_then_again(project, capsys, host):
     code, out, err = run(capsys, "install", host)
     assert (code, out) == (0, "")
     events = ", ".join(entries(host, {}))
-    assert err == f"toolguards hook install: {path}: {events} run {registered(host)}\n"
+    notes = codex_notes(host, project)
+    assert err == f"toolguards hook install: {path}: {events} run {registered(host)}\n" + notes
     assert path.read_text(encoding="utf-8") == json.dumps(fresh(host), indent=2) + "\n"
     assert not (project / (CONFIG[host] + BACKUP_SUFFIX)).exists()
     code, out, err = run(capsys, "install", host)
-    assert (code, err) == (0, f"toolguards hook install: {path} unchanged: {events} run {registered(host)}\n")
+    assert (code, err) == (0, f"toolguards hook install: {path} unchanged: {events} run {registered(host)}\n"
+                              + notes)
     assert path.read_text(encoding="utf-8") == json.dumps(fresh(host), indent=2) + "\n"
 
 
@@ -148,7 +163,8 @@ def test_install_into_an_existing_file_keeps_everything_and_its_order(project, c
     path.write_text(original)
     path.chmod(0o640)
     code, _, err = run(capsys, "install", host)
-    assert code == 0 and err.endswith(f" (the previous file is {path}{BACKUP_SUFFIX})\n")
+    assert code == 0
+    assert err.removesuffix(codex_notes(host, project)).endswith(f" (the previous file is {path}{BACKUP_SUFFIX})\n")
     assert path.read_text() == json.dumps(merged(host), indent=4) + "\n"  # its indentation too
     assert path.stat().st_mode & 0o777 == 0o640
     assert (project / (CONFIG[host] + BACKUP_SUFFIX)).read_text() == original

@@ -53,6 +53,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "USER_FOLDER_ENV",
     "answer",
     "calls",
     "handler",
@@ -73,6 +74,8 @@ EVENTS: Mapping[str, Action] = MappingProxyType({
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".claude/settings.json"
+#: No environment variable moves the user's folder for this host.
+USER_FOLDER_ENV: str | None = None
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 #: Claude Code also runs ``http`` hooks (``{"type": "http", "url": …}``), served by ``toolguards serve``.

@@ -18,8 +18,10 @@ to stdout as::
 which validates against Codex's ``post-tool-use.command.output.schema.json``. Plain text on stdout would be ignored
 for ``PostToolUse``, and JSON that fails the schema marks the hook failed, so nothing else is ever printed. Codex spills
 a context above ``additionalContextLimit`` (2,500 tokens by default) to a file; the reminders are kept under 10,000
-characters so that they reach the model as text. The registration, in ``.codex/hooks.json`` (``toolguards hook install
-codex`` writes it); Codex asks once to trust a new or changed hook (``/hooks``)::
+characters so that they reach the model as text. Codex puts each reminder before the call's output, as a ``developer``
+message. The registration, in ``.codex/hooks.json`` (``toolguards hook install codex`` writes it; ``--scope user``
+writes ``$CODEX_HOME/hooks.json``). Codex runs it only once it is trusted (``--trust``, or its ``/hooks`` review) and,
+for a project's file, in a trusted project: ``toolguards.hooks.codex_trust``::
 
     {"hooks": {
       "PostToolUse":      [{"hooks": [{"type": "command", "command": "toolguards hook codex"}]}],
@@ -49,6 +51,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "USER_FOLDER_ENV",
     "answer",
     "calls",
     "handler",
@@ -64,6 +67,8 @@ EVENTS: Mapping[str, Action] = MappingProxyType({"PostToolUse": "count", "UserPr
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".codex/hooks.json"
+#: Where the user's ``.codex`` folder is when set (Codex resolves it through symlinks): ``--scope user`` writes there.
+USER_FOLDER_ENV: str | None = "CODEX_HOME"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 HTTP = False

@@ -50,6 +50,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "USER_FOLDER_ENV",
     "answer",
     "calls",
     "handler",
@@ -69,6 +70,8 @@ EVENTS: Mapping[str, Action] = MappingProxyType({
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".cursor/hooks.json"
+#: No environment variable moves the user's folder for this host.
+USER_FOLDER_ENV: str | None = None
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({"version": 1})
 HTTP = False

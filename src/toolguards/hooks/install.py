@@ -3,11 +3,12 @@
 ::
 
     toolguards hook install HOST [--scope project|user | --config PATH] [--dry-run] [--guard-file PATH]
-                                 [--http URL [--token-env VAR]]
+                                 [--http URL [--token-env VAR]] [--trust]
     toolguards hook uninstall HOST [--scope project|user | --config PATH] [--dry-run] [--http URL]
 
 The file is the host module's ``CONFIG_FILE`` under the current folder (``--scope project``, the default) or the home
-folder (``--scope user``), or ``--config PATH``. Install merges the host's entries (``register``) into its ``hooks``:
+folder (``--scope user``; the host's ``USER_FOLDER_ENV``, such as ``CODEX_HOME``, moves it), or ``--config PATH``.
+Install merges the host's entries (``register``) into its ``hooks``:
 
 - the registered command is the absolute path of this installation's ``toolguards`` (``--guard-file PATH`` adds
   ``--config <its absolute path>``, after checking the file; without it, a host with a shipped guard file of its own,
@@ -25,16 +26,20 @@ folder (``--scope user``), or ``--config PATH``. Install merges the host's entri
 - the previous file is kept as ``<file>.toolguards.bak``; the new one is written aside and renamed over it, with the
   old file's permissions and its indentation;
 - ``--dry-run`` prints the resulting file on stdout and writes nothing;
-- for ``gemini``, a note line on stderr for each reason Gemini CLI would not run the hook in the current folder (not
-  a trusted folder, hooks switched off: ``toolguards.hooks.gemini_settings``).
+- for a host with steps of its own (``HOST_STEPS``), install says in one line each what the host still needs before
+  it runs the hooks: for ``codex`` (``toolguards.hooks.codex_install``), their review, which ``--trust`` records as the
+  host does, and the project's trust; for ``gemini`` (``toolguards.hooks.gemini_install``), the folder's trust and
+  hooks switched off.
 
-Uninstall removes only our entries (and the matcher groups and event lists that held nothing else). Exit codes: 0 done
-(or nothing to do), 1 refused, 2 a usage error. A summary line goes to stderr.
+Uninstall removes only our entries (and the matcher groups and event lists that held nothing else), and the trust
+install recorded for them. Exit codes: 0 done (or nothing to do), 1 refused, 2 a usage error. A summary line goes to
+stderr, then one line per note.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -42,18 +47,56 @@ import shlex
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol
 
 from . import HOSTS, host
 
-__all__ = ["BACKUP_SUFFIX", "InstallError", "indent_of", "installed_command", "main", "merge", "ours",
-           "read_document", "unmerge", "write_document"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .protocol import Host
+
+__all__ = [
+    "BACKUP_SUFFIX",
+    "HOST_STEPS",
+    "HostSteps",
+    "InstallError",
+    "config_path",
+    "indent_of",
+    "installed_command",
+    "main",
+    "merge",
+    "ours",
+    "read_document",
+    "unmerge",
+    "write_document",
+]
 
 BACKUP_SUFFIX = ".toolguards.bak"
 
 #: What Claude Code takes as an environment variable's name in a header (``$VAR`` or ``${VAR}``).
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SCRIPT_NAMES = ("toolguards", "toolguards.exe")
+
+
+#: Hosts with steps of their own around install (their trust, their settings): the module of those steps.
+HOST_STEPS: Mapping[str, str] = MappingProxyType({
+    "codex": "toolguards.hooks.codex_install",
+    "gemini": "toolguards.hooks.gemini_install",
+})
+
+
+class HostSteps(Protocol):
+    """What install and uninstall do about a host's trust and settings, after merging its hooks file; each returns
+    the lines to print, and raises InstallError before writing anything it refuses."""
+
+    #: whether ``--trust`` means something for this host (it runs a hook only once it is reviewed)
+    TRUST: bool
+
+    def installed(self, hooks_file: str, document: Mapping[str, Any], trust: bool, dry_run: bool) -> list[str]: ...
+
+    def uninstalled(self, hooks_file: str, before: Mapping[str, Any], after: Mapping[str, Any],
+                    dry_run: bool) -> list[str]: ...
 
 
 class InstallError(Exception):
@@ -271,6 +314,8 @@ def _parser(action: str) -> argparse.ArgumentParser:
     parser.add_argument("--dry-run", action="store_true", help="print the resulting file; write nothing")
     if action == "install":
         parser.add_argument("--guard-file", metavar="PATH", help="run the hook with this guard file (--config)")
+        parser.add_argument("--trust", action="store_true",
+                            help="codex only: record the hooks' trust as Codex's own /hooks review does")
     parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
     if action == "install":
         parser.add_argument("--token-env", metavar="VAR",
@@ -292,8 +337,12 @@ def main(argv: Sequence[str]) -> int:
             parser.error("--token-env: only with --http")
         if not _ENV_NAME.fullmatch(token_env):
             parser.error(f"--token-env: {token_env!r} is not an environment variable name (letters, digits, _)")
-    path = options.config or os.path.join(os.getcwd() if options.scope == "project" else os.path.expanduser("~"),
-                                          *module.CONFIG_FILE.split("/"))
+    trust = options.trust if action == "install" else False
+    steps = _host_steps(options.host)
+    if trust and (steps is None or not steps.TRUST):
+        trusting = [name for name in HOST_STEPS if getattr(_host_steps(name), "TRUST", False)]
+        parser.error(f"--trust: only {', '.join(trusting)}, which runs a hook only once it is reviewed")
+    path = options.config or config_path(module, options.scope)
     prefix = f"toolguards hook {action}"
     try:
         document, previous = read_document(path)
@@ -306,19 +355,21 @@ def main(argv: Sequence[str]) -> int:
             removed = unmerge(document, options.host, path, options.http)
             summary = f"removed {removed} hook{'s' if removed != 1 else ''} of toolguards hook {options.host}"
         text = json.dumps(document, indent=_indent(previous), ensure_ascii=False) + "\n"
+        notes: list[str] = []
+        if steps is not None:
+            notes = (steps.installed(path, document, trust, options.dry_run) if action == "install"
+                     else steps.uninstalled(path, before, document, options.dry_run))
         if options.dry_run:
             sys.stdout.write(text)
             print(f"{prefix}: {path} (dry run, nothing written): {summary}", file=sys.stderr)
-            _notes(action, options.host, path, document, prefix)
-            return 0
-        if document == before and (previous is not None or action == "uninstall"):
+        elif document == before and (previous is not None or action == "uninstall"):
             print(f"{prefix}: {path} unchanged: {summary}", file=sys.stderr)
-            _notes(action, options.host, path, document, prefix)
-            return 0
-        backup = write_document(path, text, previous)
-        kept = f" (the previous file is {backup})" if backup else ""
-        print(f"{prefix}: {path}: {summary}{kept}", file=sys.stderr)
-        _notes(action, options.host, path, document, prefix)
+        else:
+            backup = write_document(path, text, previous)
+            kept = f" (the previous file is {backup})" if backup else ""
+            print(f"{prefix}: {path}: {summary}{kept}", file=sys.stderr)
+        for note in notes:
+            print(f"{prefix}: {note}", file=sys.stderr)
         return 0
     except (InstallError, OSError) as exc:
         message = str(exc) if isinstance(exc, InstallError) else f"{path}: {exc.strerror or exc}"
@@ -326,14 +377,24 @@ def main(argv: Sequence[str]) -> int:
         return 1
 
 
-def _notes(action: str, host_name: str, path: str, document: dict[str, Any], prefix: str) -> None:
-    """After an install for Gemini CLI: why it would not run the hook in the current folder, one note a line."""
-    if host_name != "gemini" or action != "install":
-        return
-    from .gemini_settings import install_notes  # noqa: PLC0415
+def config_path(module: Host, scope: str) -> str:
+    """The host's hooks file for ``scope``: under the current folder, or the user's folder (moved by the host's
+    ``USER_FOLDER_ENV`` where it is set, resolved through symlinks as the host resolves it)."""
+    parts = module.CONFIG_FILE.split("/")
+    if scope == "project":
+        return os.path.join(os.getcwd(), *parts)
+    moved = os.environ.get(module.USER_FOLDER_ENV) if module.USER_FOLDER_ENV else None
+    if moved:
+        return os.path.join(os.path.realpath(os.path.expanduser(moved)), *parts[1:])
+    return os.path.join(os.path.expanduser("~"), *parts)
 
-    for note in install_notes(os.getcwd(), path, document, os.environ):
-        print(f"{prefix}: note: {note}", file=sys.stderr)
+
+def _host_steps(host_name: str) -> HostSteps | None:
+    name = HOST_STEPS.get(host_name)
+    if name is None:
+        return None
+    found: HostSteps = importlib.import_module(name)
+    return found
 
 
 def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:

@@ -11,6 +11,8 @@ nothing else; its docstring is the reference of the events it handles and the fi
   emitted them;
 - ``answer(event name, text) -> dict``: the JSON object that hands ``text`` to the model;
 - for ``toolguards hook install``: ``CONFIG_FILE`` (the hooks file, relative to the project or home folder),
+  ``USER_FOLDER_ENV`` (the environment variable that moves the user's folder, the first part of ``CONFIG_FILE``, or
+  None),
   ``FILE_KEYS`` (top-level keys a hooks file must have), ``HTTP`` (whether the host runs ``http`` hooks),
   ``handler(command)`` (the handler that runs a command) and ``register(handler) -> {event: entry}`` (the entries to
   merge into the file's ``hooks``: a matcher group holding the handler, or the handler itself).
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
         def answer(self, event_name: str, text: str) -> dict[str, Any]: ...
 
         CONFIG_FILE: str
+        USER_FOLDER_ENV: str | None
         FILE_KEYS: Mapping[str, Any]
         HTTP: bool
         GUARD_FILE: str | None

@@ -98,6 +98,8 @@ def raw_events(path: Path, *, count_polls: bool) -> list[tuple[object, ...]]:
             if payload["type"] == "function_call":
                 with contextlib.suppress(ValueError):  # the raw text where it is not JSON
                     arguments = json.loads(arguments or "{}")
+            if name == "exec_command":  # as Codex's hooks report it: Bash, with the command alone
+                name, arguments = "Bash", {"command": arguments["cmd"]}
             events.append(("call", agent, name, arguments))
     return events
 
@@ -171,11 +173,17 @@ def test_each_output_reaches_its_call_in_the_real_rollouts():
     for name in ("codemie-rollout-2026-05-11T11-26-55.jsonl", "codemie-rollout-2026-01-02T18-39-45.jsonl",
                  "vibecodingtracker-codex.jsonl"):
         path = fixture(name)
-        outputs = {}
+        outputs, shell = {}, set()
         for text in path.read_text(encoding="utf-8").splitlines():
             payload = json.loads(text)["payload"]
+            if payload.get("type") == "function_call" and payload["name"] == "exec_command":
+                shell.add(payload["call_id"])
             if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
-                outputs[payload["call_id"]] = payload["output"]
+                output = payload["output"]
+                if payload["call_id"] in shell:  # the hook's tool_response: what follows the header's Output: line
+                    assert output.startswith("Chunk ID: ") and "\nOutput:\n" in output
+                    output = output.split("\nOutput:\n", 1)[1]
+                outputs[payload["call_id"]] = output
         with path.open(encoding="utf-8") as stream:
             posts = [item for item in codex.read(name, stream, POLLS) if isinstance(item, Record) and item.kind == "post-execute"]
         assert [record.result for record in posts] == [outputs[record.call_id] for record in posts]
@@ -220,8 +228,40 @@ def test_the_schema_coverage_fixture_reads_with_its_unknown_types_skipped():
         pytest.param(
             lines(meta("T"), call("exec_command", '{"cmd": "ls"}', "c1"), call("exec_command", '{"cmd": "pwd"}', "c2"),
                   output("c2", "/repo"), output("c1", [{"type": "input_text", "text": "a"}, {"type": "input_text", "text": "b"}])),
-            [post(2, "T", "exec_command", {"cmd": "ls"}, "c1", "ab"), post(3, "T", "exec_command", {"cmd": "pwd"}, "c2", "/repo")],
+            [post(2, "T", "Bash", {"command": "ls"}, "c1", "ab"), post(3, "T", "Bash", {"command": "pwd"}, "c2", "/repo")],
             id="parallel outputs in another order keep the calls in emitted order",
+        ),
+        pytest.param(
+            lines(meta("T"), call("exec_command", '{"cmd": "make", "workdir": "/repo", "yield_time_ms": 1000}', "c1"),
+                  output("c1", "Chunk ID: d2a3bf\nWall time: 0.0000 seconds\nProcess exited with code 2\n"
+                               "Original token count: 3\nOutput:\nmake: *** [all] Error 2\n"),
+                  call("exec_command", '{"cmd": "make", "yield_time_ms": 250}', "c2"),
+                  output("c2", "Chunk ID: 6c114e\nWall time: 0.1 seconds\nOutput:\nOutput:\n")),
+            [post(2, "T", "Bash", {"command": "make"}, "c1", "make: *** [all] Error 2\n"),
+             post(4, "T", "Bash", {"command": "make"}, "c2", "Output:\n")],
+            id="exec_command as Codex's hooks report it: Bash with the command alone, the output without its header",
+        ),
+        pytest.param(
+            lines(meta("T"), call("exec_command", '{"cmd": ["ls"]}', "c1"), output("c1", "Chunk ID: 1\nOutput:\nx"),
+                  call("shell_command", '{"command": "ls"}', "c2"), output("c2", "Chunk ID: 1\nWall time: 0\nOutput:\n")),
+            [post(2, "T", "exec_command", {"cmd": ["ls"]}, "c1", "Chunk ID: 1\nOutput:\nx"),
+             post(4, "T", "shell_command", {"command": "ls"}, "c2", "Chunk ID: 1\nWall time: 0\nOutput:\n")],
+            id="an exec_command call whose cmd is not a string, and other tools, keep their names and outputs",
+        ),
+        pytest.param(
+            lines(meta("T"), item("event_msg", type="item_completed", item={"type": "UserMessage", "content": []}),
+                  call("exec_command", '{"cmd": "ls"}', "c1"),
+                  item("event_msg", type="item_completed", item={"type": "AgentMessage", "content": []}),
+                  item("event_msg", type="item_completed", item={"type": "UserMessage", "content": []})),
+            [step(2, "T"), post(3, "T", "Bash", {"command": "ls"}, "c1"), skipped(4, "event_msg:item_completed"),
+             step(5, "T")],
+            id="Codex 0.171 marks a prompt with the item_completed of a UserMessage only",
+        ),
+        pytest.param(
+            lines(meta("T"), prompt(), item("event_msg", type="item_completed", item={"type": "UserMessage"}),
+                  call("shell", "{}", "c1")),
+            [step(2, "T"), skipped(3, "event_msg:item_completed"), post(4, "T", "shell", {}, "c1")],
+            id="where user_message events mark the prompts, a UserMessage item repeats one",
         ),
         pytest.param(
             lines(meta("T"), item("response_item", type="custom_tool_call", name="apply_patch", input="*** Begin Patch",
@@ -283,8 +323,8 @@ POLL_RUN = lines(
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        (ImportOptions(), [post(2, "T", "exec_command", {"cmd": "npm test"}, "c1", "Process running with session ID 7")]),
-        (POLLS, [post(2, "T", "exec_command", {"cmd": "npm test"}, "c1", "Process running with session ID 7")]
+        (ImportOptions(), [post(2, "T", "Bash", {"command": "npm test"}, "c1", "Process running with session ID 7")]),
+        (POLLS, [post(2, "T", "Bash", {"command": "npm test"}, "c1", "Process running with session ID 7")]
          + [post(line, "T", "write_stdin", {"session_id": 7, "chars": ""}, f"c{n}", "...")
             for n, line in ((2, 4), (3, 6), (4, 8))]),
     ],

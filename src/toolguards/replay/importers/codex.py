@@ -1,6 +1,6 @@
 """The ``codex`` format: Codex CLI rollout files (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``).
 
-JSON Lines, one ``{"timestamp": ..., "type": ..., "payload": {...}}`` record a line, read as Codex 0.39 to 0.146 write
+JSON Lines, one ``{"timestamp": ..., "type": ..., "payload": {...}}`` record a line, read as Codex 0.39 to 0.171 write
 them (both the older rollouts whose ``shell`` tool takes an array ``command`` and the current ``exec_command`` ones):
 
 - ``session_meta`` — names the agent of the records after it: ``payload.id`` (the thread id; ``payload.session_id``
@@ -11,7 +11,11 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
 
   - ``function_call`` — a post-execute: ``name`` (a ``namespace`` joins it as ``<namespace>__<name>``, as Codex
     flattens namespaced tool names), ``arguments`` (the JSON text the model sent, parsed as the reference parses it:
-    ``{}`` for an empty string or none, the raw string when it is not JSON), ``call_id``;
+    ``{}`` for an empty string or none, the raw string when it is not JSON), ``call_id``. An ``exec_command`` call
+    is named as Codex's hooks name it: tool ``Bash`` with the arguments ``{"command": <its cmd>}`` (the other
+    arguments, such as ``yield_time_ms``, are not in the hook's ``tool_input``), and its output's text after the
+    header Codex puts above it (``Chunk ID``, ``Wall time``, the exit code, the token count: different at every
+    call) is its result, the hook's ``tool_response``: replay then counts, compares and reminds as the live hook does;
   - ``custom_tool_call`` — a post-execute: ``name``, ``input`` (free text, such as ``apply_patch``'s patch, kept as it
     is), ``call_id``;
   - ``local_shell_call`` (early rollouts) — a post-execute of ``local_shell`` with the ``action`` object as arguments;
@@ -23,14 +27,17 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
 - ``event_msg`` with ``payload.type`` ``user_message`` — a user prompt (a pre-step with ``user_prompt``), unless its
   ``kind`` says Codex injected it (``user_instructions``, ``environment_context``: anything but ``plain``). The
   ``response_item`` messages with role ``user`` are not prompts: they include the AGENTS.md and environment text
-  Codex sends with every session.
+  Codex sends with every session. Codex 0.171 writes no ``user_message``: there an ``event_msg`` ``item_completed``
+  whose ``item.type`` is ``UserMessage`` is the prompt (in a file that has ``user_message`` events, such an item only
+  repeats one, and is passed over).
 - ``write_stdin`` calls are not counted unless ``ImportOptions.count_polls`` asks: Codex fires no hook for them (a
   poll of a running command, or input sent to it; the command's own ``exec_command`` call is reported once, when it
   ends), so by default replay sees what the live hook would see.
-- Every other record — ``turn_context``, ``compacted``, ``world_state``, the other ``event_msg`` and ``response_item``
-  types (``reasoning``, ``message``, the server-side ``web_search_call``, ``tool_search_call``...), and a known record
-  whose fields have the wrong types — is a ``skipped`` record labelled ``<type>`` or ``<type>:<payload.type>``
-  (``turn_context``, ``event_msg:token_count``, ``response_item:function_call``).
+- Every other record — ``turn_context``, ``compacted``, ``world_state``, ``token_usage_record``, the other
+  ``event_msg`` and ``response_item`` types (``reasoning``, ``message``, the server-side ``web_search_call``,
+  ``tool_search_call``...), and a known record whose fields have the wrong types — is a ``skipped`` record labelled
+  ``<type>`` or ``<type>:<payload.type>`` (``turn_context``, ``event_msg:token_count``,
+  ``response_item:function_call``).
 
 A forked thread's rollout starts with its own ``session_meta`` and then repeats the history it was forked from,
 ``session_meta`` and all, with no mark where the copy ends: the copied calls replay under the thread they came from,
@@ -38,15 +45,16 @@ and so do the fork's own calls after them, unless a ``session_meta`` of the fork
 takes a rollout's first ``session_meta`` as its thread). A call is released once its output arrives, or at the
 agent's next user prompt, or when the agent changes; nothing in a rollout marks a call denied.
 
-Example (a call, its output, and the records replay passes over)::
+Example (a call, its output, and the records replay passes over; the call replays as ``Bash`` with
+``{"command": "ls"}`` and the result ``"a.txt\\n"``)::
 
-    {"timestamp":"...","type":"session_meta","payload":{"id":"019b7f94-...","cli_version":"0.77.0"}}
-    {"timestamp":"...","type":"event_msg","payload":{"type":"user_message","message":"list the files"}}
+    {"timestamp":"...","type":"session_meta","payload":{"id":"019b7f94-...","cli_version":"0.171.0"}}
+    {"timestamp":"...","type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage"}}}
     {"timestamp":"...","type":"turn_context","payload":{"cwd":"/repo","model":"gpt-5"}}
-    {"timestamp":"...","type":"response_item","payload":{"type":"function_call","name":"shell",
-     "arguments":"{\\"command\\":[\\"ls\\"]}","call_id":"call_1"}}
+    {"timestamp":"...","type":"response_item","payload":{"type":"function_call","name":"exec_command",
+     "arguments":"{\\"cmd\\":\\"ls\\"}","call_id":"call_1"}}
     {"timestamp":"...","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1",
-     "output":"a.txt\\n"}}
+     "output":"Chunk ID: 1f2e3d\\nWall time: 0.0102 seconds\\nProcess exited with code 0\\nOutput:\\na.txt\\n"}}
 """
 
 from __future__ import annotations
@@ -74,6 +82,12 @@ _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _TEXT_ITEMS = frozenset({"input_text", "output_text", "text"})
 _POLL = "write_stdin"
+#: Codex's shell tool, and the name and arguments its hooks report a call of it under.
+_EXEC = "exec_command"
+_HOOK_SHELL = "Bash"
+#: The header Codex puts above an ``exec_command`` output: a chunk id, the wall time, the exit code or session, the
+#: token count; the hook's ``tool_response`` is what follows ``Output:``.
+_EXEC_HEADER = re.compile(r"Chunk ID: [^\n]*\nWall time: [^\n]*\n(?:[^\n]*\n){0,4}?Output:\n")
 
 
 def identifies(value: Any) -> bool:
@@ -98,6 +112,8 @@ class _Reader:
         self.pending = Pending()
         self.agent = fallback
         self.count_polls = options.count_polls
+        self.user_messages = False  # the file marks prompts with user_message events (Codex up to 0.146 or so)
+        self.shell_calls: set[str] = set()  # the call ids of exec_command calls whose output is still to come
 
     def entry(self, line: int, entry: Any) -> str | None:
         if not isinstance(entry, dict):
@@ -113,13 +129,19 @@ class _Reader:
         elif kind == "response_item":
             self.response_item(line, payload)
         elif kind == "event_msg" and payload.get("type") == "user_message" and payload.get("kind", "plain") == "plain":
-            self.pending.end_step(self.agent)
-            self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
+            self.user_messages = True
+            self.prompt(line)
+        elif kind == "event_msg" and _user_message_item(payload) and not self.user_messages:
+            self.prompt(line)
         elif kind in ("event_msg", "response_item"):
             self.pending.skip(line, _label(kind, payload))
         else:
             self.pending.skip(line, kind)
         return None
+
+    def prompt(self, line: int) -> None:
+        self.pending.end_step(self.agent)
+        self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
 
     def session_meta(self, line: int, payload: dict[str, Any]) -> None:
         thread = payload.get("id")
@@ -143,12 +165,18 @@ class _Reader:
         call_id = payload.get("call_id")
         if kind in _OUTPUTS and isinstance(call_id, str):
             result, error = _outcome(payload.get("output"))
+            if call_id in self.shell_calls and isinstance(result, str):
+                self.shell_calls.discard(call_id)
+                header = _EXEC_HEADER.match(result)
+                result = result[header.end():] if header else result
             self.pending.resolve(self.agent, call_id, result, error)
             return
         call = _call(line, self.agent, payload) if kind in _CALLS else None
         if call is None:
             self.pending.skip(line, _label("response_item", payload))
         elif call.tool != _POLL or self.count_polls:
+            if call.tool == _HOOK_SHELL and kind == "function_call" and call.call_id is not None:
+                self.shell_calls.add(call.call_id)
             self.pending.call(call)
 
 
@@ -175,6 +203,8 @@ def _call(line: int, agent: str, payload: dict[str, Any]) -> Record | None:
         return None
     raw = payload.get("arguments")
     arguments = parse_arguments("" if raw is None else raw)
+    if name == _EXEC and isinstance(arguments, dict) and isinstance(arguments.get("cmd"), str):
+        name, arguments = _HOOK_SHELL, {"command": arguments["cmd"]}
     return Record("post-execute", line, agent=agent, tool=name, arguments=arguments, call_id=call_id)
 
 
@@ -201,6 +231,12 @@ def _text(output: Any) -> Any:
             return output
         texts.append(item["text"])
     return "".join(texts)
+
+
+def _user_message_item(payload: dict[str, Any]) -> bool:
+    """Whether an ``event_msg`` is the ``item_completed`` of a ``UserMessage`` (a prompt, in Codex 0.171)."""
+    item = payload.get("item")
+    return payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage"
 
 
 def _label(kind: str, payload: dict[str, Any]) -> str:
