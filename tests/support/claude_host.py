@@ -23,10 +23,14 @@ key, ``CLAUDE_CONFIG_DIR``, an ``XDG_*`` folder) leaks in, and its traffic stays
 - ``HTTPS_PROXY``/``HTTP_PROXY`` a ``LoopbackProxy`` that refuses and records whatever else tries to leave
   (``NO_PROXY`` keeps loopback direct): ``run.escaped`` lists it, and must be empty.
 
-Claude Code hands the model a hook's ``additionalContext`` as a text block of the user message that carries the tool
-results, right after them: ``<system-reminder>\n{hook} hook additional context: {text}\n</system-reminder>``, where
-``{hook}`` is ``PostToolUse:<tool>``, ``PostToolUseFailure:<tool>`` or ``PostToolBatch`` (2.1.197); ``hook_contexts``
-finds them.
+Claude Code 2.1.197 hands the model a hook's ``additionalContext`` right after the tool results it follows, in one of
+two forms, which ``hook_contexts`` both finds:
+
+- a ``PostToolUse`` or ``PostToolUseFailure`` hook's: a text block of the user message that carries the results,
+  after the call's ``tool_result``: ``<system-reminder>\n{hook} hook additional context: {text}\n</system-reminder>``
+  with ``{hook}`` ``PostToolUse:<tool>`` (or ``PostToolUseFailure:<tool>``);
+- a ``PostToolBatch`` hook's: a message of its own after that user message, ``{"role": "system", "content":
+  "PostToolBatch hook additional context: {text}"}`` (Claude Code sends the beta ``mid-conversation-system-…``).
 
 The command is ``claude -p PROMPT --output-format json --allowedTools …`` (root refuses
 ``--dangerously-skip-permissions``; a tool named in ``--allowedTools`` runs without a prompt), run in the project
@@ -45,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from support.anthropic_api import AnthropicMessages, Batch, blocks
+from support.anthropic_api import AnthropicMessages, Batch
 from support.loopback_proxy import LoopbackProxy
 from support.real_hosts import host_program
 from support.scripted_model import Request, ScriptedModel, Turn
@@ -60,7 +64,8 @@ QUIET = {
     "DISABLE_ERROR_REPORTING": "1",
 }
 TIMEOUT = 120.0
-_CONTEXT = re.compile(r"<system-reminder>\n(\S+) hook additional context: (.*)\n</system-reminder>", re.DOTALL)
+_CONTEXT = re.compile(r"(\S+) hook additional context: (.*)", re.DOTALL)
+_REMINDER = re.compile(r"<system-reminder>\n(.*)\n</system-reminder>", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -143,22 +148,33 @@ def run_claude(home: ClaudeHome, turns: Sequence[Turn | Batch], prompt: str, *,
 
 @dataclass(frozen=True)
 class HookContext:
-    """A hook's additional context as the model received it: where (message and block index), from which hook
+    """A hook's additional context as the model received it: where (message index, and block index in it; 0 for a
+    message of text), in which form (``"system-reminder"`` or ``"system message"``), from which hook
     (``PostToolUse:Bash``), and the text."""
 
     message: int
     block: int
+    form: str
     hook: str
     text: str
 
 
 def hook_contexts(request: Request) -> list[HookContext]:
     """Every hook's additional context in a model request, in order (see the module docstring)."""
+    body = request.body if isinstance(request.body, dict) else {}
     found = []
-    for message, position, block in blocks(request):
-        matched = _CONTEXT.fullmatch(block.get("text", "")) if block.get("type") == "text" else None
-        if matched:
-            found.append(HookContext(message, position, matched[1], matched[2]))
+    for number, message in enumerate(body.get("messages") or ()):
+        content = message.get("content")
+        if message.get("role") == "system" and isinstance(content, str):
+            matched = _CONTEXT.fullmatch(content)
+            if matched:
+                found.append(HookContext(number, 0, "system message", matched[1], matched[2]))
+            continue
+        for position, block in enumerate(content if isinstance(content, list) else ()):
+            reminder = _REMINDER.fullmatch(block.get("text", "")) if block.get("type") == "text" else None
+            matched = _CONTEXT.fullmatch(reminder[1]) if reminder else None
+            if matched:
+                found.append(HookContext(number, position, "system-reminder", matched[1], matched[2]))
     return found
 
 

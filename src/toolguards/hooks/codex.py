@@ -47,7 +47,10 @@ __all__ = [
     "FILE_KEYS",
     "HTTP",
     "NAME",
+    "PROGRAM",
+    "SINCE",
     "STATE_FILE",
+    "USER_DIR_ENV",
     "answer",
     "calls",
     "handler",
@@ -66,6 +69,11 @@ CONFIG_FILE = ".codex/hooks.json"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
 HTTP = False
+#: The host's command-line program, and the registered events that need a newer one than the others: none.
+PROGRAM: str | None = "codex"
+SINCE: Mapping[str, tuple[int, ...]] = MappingProxyType({})
+#: No environment variable moves the user-scope file: it is under the home folder.
+USER_DIR_ENV: str | None = None
 
 
 def handler(command: str) -> dict[str, Any]:

@@ -48,7 +48,10 @@ __all__ = [
     "FILE_KEYS",
     "HTTP",
     "NAME",
+    "PROGRAM",
+    "SINCE",
     "STATE_FILE",
+    "USER_DIR_ENV",
     "answer",
     "calls",
     "handler",
@@ -71,6 +74,11 @@ CONFIG_FILE = ".cursor/hooks.json"
 #: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({"version": 1})
 HTTP = False
+#: No program is asked for its version (the editor and its CLI share the hooks file); no event needs one.
+PROGRAM: str | None = None
+SINCE: Mapping[str, tuple[int, ...]] = MappingProxyType({})
+#: No environment variable moves the user-scope file: it is under the home folder.
+USER_DIR_ENV: str | None = None
 
 
 def handler(command: str) -> dict[str, Any]:

@@ -11,9 +11,13 @@ nothing else; its docstring is the reference of the events it handles and the fi
   emitted them;
 - ``answer(event name, text) -> dict``: the JSON object that hands ``text`` to the model;
 - for ``toolguards hook install``: ``CONFIG_FILE`` (the hooks file, relative to the project or home folder),
+  ``USER_DIR_ENV`` (the environment variable that, when set, names the folder standing for the home folder's first
+  folder of ``CONFIG_FILE`` at user scope, as ``CLAUDE_CONFIG_DIR`` stands for ``~/.claude``; None for none),
   ``FILE_KEYS`` (top-level keys a hooks file must have), ``HTTP`` (whether the host runs ``http`` hooks),
-  ``handler(command)`` (the handler that runs a command) and ``register(handler) -> {event: entry}`` (the entries to
-  merge into the file's ``hooks``: a matcher group holding the handler, or the handler itself).
+  ``handler(command)`` (the handler that runs a command), ``register(handler) -> {event: entry}`` (the entries to
+  merge into the file's ``hooks``: a matcher group holding the handler, or the handler itself), and ``SINCE``
+  (registered events an older host refuses, each with the first version that accepts it) with ``PROGRAM`` (the
+  host's command, asked ``PROGRAM --version`` when ``SINCE`` names an event; ``toolguards.hooks.versions``).
 
 Every function raises ``HookError`` with a one-line message for input it cannot read. This module and the host modules
 import nothing heavier than ``json``: an event the hook ignores must cost no more than reading it.
@@ -46,8 +50,11 @@ if TYPE_CHECKING:
         def answer(self, event_name: str, text: str) -> dict[str, Any]: ...
 
         CONFIG_FILE: str
+        USER_DIR_ENV: str | None
         FILE_KEYS: Mapping[str, Any]
         HTTP: bool
+        PROGRAM: str | None
+        SINCE: Mapping[str, tuple[int, ...]]
 
         def handler(self, command: str) -> dict[str, Any]: ...
         def register(self, hook: Mapping[str, Any]) -> dict[str, dict[str, Any]]: ...
