@@ -62,9 +62,10 @@ class Live:
     settings: dict[str, Any]
 
 
-def prepared(folder: Path, install: tuple[str, ...], guard_file: Path | None) -> tuple[ClaudeHome, Path]:
+def prepared(folder: Path, install: tuple[str, ...], guard_file: Path | None,
+             events: tuple[str, ...] = RECORDED) -> tuple[ClaudeHome, Path]:
     """A fresh home whose project has toolguards installed with ``install`` options (and, for a command hook, the
-    project's guard file), and a recorder of every event in the user's settings; the home and the guard file."""
+    project's guard file), and a recorder of ``events`` in the user's settings; the home and the guard file."""
     home = ClaudeHome.fresh(folder)
     if guard_file is None:
         guard_file = home.write("guards.yaml", GUARD_FILE)
@@ -77,7 +78,7 @@ def prepared(folder: Path, install: tuple[str, ...], guard_file: Path | None) ->
     assert "PostToolBatch, UserPromptSubmit run " in done.stderr and "left out" not in done.stderr, done.stderr
     words = (sys.executable, str(RECORDER), str(home.home / "hook-stdin"))
     recorder = {"type": "command", "command": " ".join(map(shlex.quote, words))}
-    home.write(".claude/settings.json", {"hooks": {event: [{"matcher": "*", "hooks": [recorder]}] for event in RECORDED}},
+    home.write(".claude/settings.json", {"hooks": {event: [{"matcher": "*", "hooks": [recorder]}] for event in events}},
                under="home")
     return home, guard_file
 
@@ -295,3 +296,25 @@ def test_the_refused_run_fixtures_have_the_shape_claude_code_sends_today(refused
     sent = next(event for event in refused.events if event["hook_event_name"] == event_name)
     kept = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     assert shape(sanitized(sent, refused.run.home)) == shape(kept)
+
+
+def three(home: ClaudeHome) -> list[Any]:
+    return [ToolCall("Bash", BASH)] * 3 + [Text("Done.")]
+
+
+@pytest.mark.parametrize(("change", "reminded"), [
+    (lambda text: text.replace('"hooks"', '"model": 3,\n  "hooks"', 1), False),  # a known key of the wrong type
+    (lambda text: "// toolguards\n" + text, False),  # not strict JSON
+    (lambda text: text.replace('"hooks"', '"notASetting": true,\n  "hooks"', 1), True),  # an unknown key
+], ids=["wrong-type", "comment", "unknown-key"])
+def test_claude_p_drops_a_settings_file_it_rejects_without_a_word(tmp_path, change, reminded):
+    """What ``toolguards doctor`` must catch: ``claude -p`` says nothing of a settings file it rejects, and runs none
+    of its hooks."""
+    host_program("claude")
+    home, _ = prepared(tmp_path, (), None, ("PostToolUse",))
+    settings = home.project / ".claude" / "settings.json"
+    settings.write_text(change(settings.read_text(encoding="utf-8")), encoding="utf-8")
+    run = run_claude(home, three(home), "Run the command until it works.")
+    assert (run.result["subtype"], run.stderr) == ("success", "")
+    assert contexts_by_request(run)[3] == ([("PostToolUse:Bash", FIRST)] if reminded else [])
+    assert any(event["hook_event_name"] == "PostToolUse" for event in recorded(home))  # the user's file still runs
