@@ -171,7 +171,9 @@ def test_every_host_module_provides_the_protocol():
         module = host(name)
         assert name == module.NAME
         assert set(module.EVENTS.values()) <= {"count", "reset"}
-        assert sorted(module.register(module.handler("cmd"))) == sorted(
-            event for event in module.EVENTS if event != "PostToolBatch")
+        registered = module.register(module.handler("cmd"))
+        assert sorted(registered) == sorted(module.EVENTS)
+        assert set(module.SINCE) <= set(registered) and (module.PROGRAM is not None or not module.SINCE)
+        assert module.USER_DIR_ENV is None or module.USER_DIR_ENV.isidentifier()
         assert module.STATE_FILE.endswith(".sqlite3")
     assert len({host(name).STATE_FILE for name in HOSTS}) == len(HOSTS)
