@@ -39,6 +39,8 @@ PYDANTIC_AI_MISSING = (
 #: The real recordings beside the checkout (``../shared/fixtures``: sessions, transcripts, hosts' contracts), which a
 #: fresh clone does not have. The one place that knows where they are.
 SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
+#: The few recordings and third-party files the repository carries itself (``tests/fixtures``, each with its README).
+FIXTURES = REPO / "tests" / "fixtures"
 
 
 def require_shared() -> None:

@@ -45,7 +45,7 @@ def test_openai_agents_example_runs_and_reminds():
 
 def test_claude_code_settings_example_registers_the_hook_command(tmp_path):
     settings = json.loads((EXAMPLES / "claude-code-settings.json").read_text(encoding="utf-8"))
-    assert set(settings["hooks"]) == {"PostToolUse", "PostToolUseFailure", "UserPromptSubmit"}
+    assert set(settings["hooks"]) == {"PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit"}
     commands = {h["command"] for entries in settings["hooks"].values() for entry in entries for h in entry["hooks"]}
     assert commands == {"toolguards hook claude"}
     event = {"hook_event_name": "PostToolUseFailure", "session_id": "s1", "tool_name": "Bash",

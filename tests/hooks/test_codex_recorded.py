@@ -1,5 +1,5 @@
 """The hook stdin the real Codex CLI 0.171 sent, recorded by ``tests/realhosts/test_codex.py`` and kept sanitized in
-``fixtures/codex-0.171-hook-stdin.jsonl`` (ids and paths replaced by placeholders; that test checks Codex still sends
+``tests/fixtures/codex/hook-stdin-0.171.jsonl`` (ids and paths replaced by placeholders; that test checks Codex still sends
 exactly this): one prompt, then six identical ``exec_command`` calls, reported as ``Bash`` with the command alone.
 
 Piped through the installed ``toolguards hook codex``, one process an event as Codex runs it, the events must draw
@@ -9,12 +9,11 @@ the gentle reminder at the third call and the detailed one at the fifth, each a 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from conftest import FIRST, detailed
+from conftest import FIRST, FIXTURES, detailed
 from support.hooks import codex_problems, outputs
 
-FIXTURE = Path(__file__).parent / "fixtures" / "codex-0.171-hook-stdin.jsonl"
+FIXTURE = FIXTURES / "codex" / "hook-stdin-0.171.jsonl"
 SCHEMA = {"UserPromptSubmit": "user-prompt-submit.command.input", "PostToolUse": "post-tool-use.command.input"}
 
 

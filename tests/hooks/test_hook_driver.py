@@ -11,7 +11,7 @@ import toolguards
 from conftest import FIRST, detailed
 from support.hooks import codex_problems
 from toolguards.events import ContextEntry, Reminder
-from toolguards.hooks import HOSTS, HookError, driver, host
+from toolguards.hooks import HOSTS, HookError, driver, host, protocol
 from toolguards.hooks.driver import HookRequest, apply, parse, render
 
 A = {"command": "ls"}
@@ -172,7 +172,11 @@ def test_every_host_module_provides_the_protocol():
         module = host(name)
         assert name == module.NAME
         assert set(module.EVENTS.values()) <= {"count", "reset"}
-        assert sorted(module.register(module.handler("cmd"))) == sorted(
-            event for event in module.EVENTS if event != "PostToolBatch")
+        registered = module.register(module.handler("cmd"))
+        assert sorted(registered) == sorted(module.EVENTS)
+        assert set(module.SINCE) <= set(registered) and (module.PROGRAM is not None or not module.SINCE)
+        assert module.USER_FOLDER_ENV is None or module.USER_FOLDER_ENV.isidentifier()
+        assert all(hasattr(module, member) for member in protocol.MEMBERS), name
+        assert module.__all__ == list(protocol.MEMBERS)
         assert module.STATE_FILE.endswith(".sqlite3")
     assert len({host(name).STATE_FILE for name in HOSTS}) == len(HOSTS)

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import FIRST, REPO
 from support.hooks import TOOLGUARDS, codex_problems
+from support.programs import CLAUDE_VERSION, on_path, program_printing
 from toolguards.cli import main
 from toolguards.guardfile.loader import check_file
 from toolguards.hooks import HOSTS
@@ -27,7 +28,7 @@ def entries(host: str, hook: dict[str, Any]) -> dict[str, Any]:
     """What each host's registration must be, written out by hand from the hosts' documentation."""
     if host == "claude":
         return {"PostToolUse": {"matcher": "*", "hooks": [hook]}, "PostToolUseFailure": {"matcher": "*", "hooks": [hook]},
-                "UserPromptSubmit": {"hooks": [hook]}}
+                "PostToolBatch": {"hooks": [hook]}, "UserPromptSubmit": {"hooks": [hook]}}
     if host == "codex":
         return {"PostToolUse": {"hooks": [hook]}, "UserPromptSubmit": {"hooks": [hook]}}
     if host == "gemini":
@@ -114,6 +115,10 @@ def project(tmp_path, monkeypatch) -> Path:
     trusted.parent.mkdir(parents=True)
     trusted.write_text(json.dumps({str(tmp_path): "TRUST_FOLDER"}))
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    # install asks `claude --version` whether to register PostToolBatch: a current one answers (tests/hooks has the rest)
+    program_printing(tmp_path / "bin", "claude", CLAUDE_VERSION)
+    monkeypatch.setenv("PATH", on_path(tmp_path / "bin"))
     return tmp_path
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import tomlkit
 
-from conftest import FIRST, REPO, detailed, require
+from conftest import FIRST, FIXTURES, detailed, require
 from support.codex_app_server import hooks_list
 from support.hooks import codex_problems
 from support.openai_responses_api import SHELL_TOOL, ResponsesApi, config_toml, input_items, message_text
@@ -41,7 +41,7 @@ PROMPT = "run the probe"
 TURNS = [ToolCall(SHELL_TOOL, {"cmd": COMMAND})] * 6 + [Text("done")]
 GENTLE = FIRST
 DETAILED = detailed("Bash", 5, json.dumps({"command": COMMAND}, separators=(",", ":")))
-FIXTURE = REPO / "tests" / "hooks" / "fixtures" / "codex-0.171-hook-stdin.jsonl"
+FIXTURE = FIXTURES / "codex" / "hook-stdin-0.171.jsonl"
 RECORDER = "import os, sys; open(os.environ['HOOK_STDIN'], 'a').write(sys.stdin.read().replace('\\n', ' ') + '\\n')"
 
 

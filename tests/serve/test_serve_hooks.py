@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import FIRST, REPO, detailed
+from support.programs import CLAUDE_VERSION, on_path, program_printing
 from support.servers import Serve, start_all
 
 pytest.importorskip("starlette", reason="the serve extra is not installed (pip install 'toolguards[serve]')")
@@ -167,7 +169,9 @@ def test_the_readme_settings_are_what_hook_install_writes(tmp_path):
     text = (REPO / "README.md").read_text(encoding="utf-8").split("<!-- serve:claude-http -->\n", 1)[1]
     shown = json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0])
     url = shown["hooks"]["PostToolUse"][0]["hooks"][0]["url"]
+    program_printing(tmp_path / "bin", "claude", CLAUDE_VERSION)  # a current Claude Code: PostToolBatch is registered
     done = subprocess.run([sys.executable, "-m", "toolguards", "hook", "install", "claude", "--http", url, "--dry-run"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={**os.environ, "PATH": on_path(tmp_path / "bin")})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == shown

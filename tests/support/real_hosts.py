@@ -8,6 +8,7 @@ developer's machine and fails under CI (``CI`` set), whose ``.ci/run`` installs 
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -15,12 +16,13 @@ import pytest
 
 HOSTS_DIR = Path(os.environ.get("TOOLGUARDS_HOSTS_DIR") or Path.home() / ".cache" / "toolguards" / "hosts")
 
-# command name -> the npm package and the version range that .ci/install-hosts installs
+# command name -> the npm package and the version that .ci/install-hosts installs (tests/test_real_hosts_pins.py keeps
+# the two lists equal)
 PROGRAMS = {
-    "claude": ("@anthropic-ai/claude-code", "2.1"),
-    "codex": ("@openai/codex", "0.171"),
-    "gemini": ("@google/gemini-cli", "0.61"),
-    "mcp-server-everything": ("@modelcontextprotocol/server-everything", "2026.8"),
+    "claude": ("@anthropic-ai/claude-code", "2.1.197"),
+    "codex": ("@openai/codex", "0.171.0"),
+    "gemini": ("@google/gemini-cli", "0.61.0"),
+    "mcp-server-everything": ("@modelcontextprotocol/server-everything", "2026.8.31"),
 }
 
 
@@ -28,10 +30,22 @@ def host_program(name: str) -> Path:
     """The installed command ``name`` (``claude``, ``codex``, ``gemini``, ``mcp-server-everything``)."""
     package, version = PROGRAMS[name]
     found = HOSTS_DIR / "node_modules" / ".bin" / name
-    if not found.exists():
-        message = (f"{package}@{version} is not installed in {HOSTS_DIR}: the real-host tests run the real program "
-                   "(.ci/install-hosts installs it)")
+    installed = installed_version(package)
+    if not found.exists() or installed != version:
+        what = "is not installed" if installed is None else f"is not installed (found {installed})"
+        message = (f"{package}@{version} {what} in {HOSTS_DIR}: the real-host tests run the real program, at the "
+                   "version they were written against (.ci/install-hosts installs it)")
         if os.environ.get("CI"):
             pytest.fail(f"{message}; .ci/run installs it")
         pytest.skip(message)
     return found
+
+
+def installed_version(package: str) -> str | None:
+    """The version of ``package`` in the hosts folder, None where it is not there."""
+    try:
+        manifest = json.loads((HOSTS_DIR / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = manifest.get("version") if isinstance(manifest, dict) else None
+    return version if isinstance(version, str) else None

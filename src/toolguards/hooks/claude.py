@@ -1,41 +1,63 @@
 """``claude``: Claude Code command hooks (and VS Code's agent hooks, which speak the same protocol).
 
-Claude Code starts ``toolguards hook claude`` once per hook event, with one JSON object on stdin. Events:
+Claude Code starts ``toolguards hook claude`` once per hook event, with one JSON object on stdin. Events (as Claude Code
+2.1.197 sends them, recorded in ``tests/fixtures/claude-code/``):
 
-- ``PostToolUse`` counts the call: ``tool_name``, ``tool_input``, ``tool_response`` (the result), ``tool_use_id``
-  (the call id: a call delivered twice counts once);
-- ``PostToolUseFailure`` counts it too, with ``error`` (text) instead of ``tool_response``: a repeated failing call is
-  the commonest loop;
-- ``PostToolBatch`` (newer CLIs) counts every call of a parallel batch in the order the model emitted them: a
-  ``tool_calls`` list of objects with the fields above (a ``tool_results`` list whose entries carry ``tool_result`` and
-  ``error_message`` is read too: the official field names could not be confirmed). Where the CLI has it, it may replace
-  ``PostToolUse``; with both, each call counts once, in the order of whichever event delivers it first;
+- ``PostToolUse`` counts the call: ``tool_name``, ``tool_input``, ``tool_response`` (the result: an object such as
+  Bash's ``{"stdout", "stderr", "interrupted", "isImage", "noOutputExpected"}``), ``tool_use_id`` (the call id: a call
+  delivered twice counts once);
+- ``PostToolUseFailure`` counts it too, with ``error`` (text, ``"Exit code 2\nls: …"``) instead of ``tool_response``:
+  a repeated failing call is the commonest loop;
+- ``PostToolBatch`` (accepted from 2.1.101; sent by 2.1.118 and later, not by 2.1.101) comes once per step, after
+  every call of it has resolved, with a ``tool_calls`` list in the order the model emitted the calls: ``tool_name``,
+  ``tool_input``, ``tool_use_id`` and ``tool_response`` (here the text the model reads, not the object above, and
+  nothing that tells a failure). Each call counts once, in the order of whichever event delivers it first: the per-call
+  events come before the batch, so the batch counts only what they did not report — the calls Claude Code refused at
+  its permission step (a tool the user did not allow), which fire neither ``PostToolUse`` nor ``PostToolUseFailure``.
+  Parallel calls still count in the order they finished, as their ``PostToolUse`` events come. A ``tool_results`` list
+  whose entries carry ``tool_result`` and ``error_message`` is read too (a shape described elsewhere, not seen from
+  Claude Code);
 - ``UserPromptSubmit`` (a new prompt) resets the main thread's chains;
 - every other event is ignored.
 
 Every event carries ``hook_event_name`` and ``session_id`` (VS Code sends ``hookEventName`` and ``sessionId``, read
-too); inside a subagent, tool events add ``agent_id``, which keeps its own chains (agent ``agent:<agent_id>``; the
-main thread is ``main``). A reminder goes to stdout as::
+too), with ``transcript_path``, ``cwd``, ``prompt_id``, ``permission_mode`` and ``effort``, which are not read; inside a
+subagent, tool events add ``agent_id``, which keeps its own chains (agent ``agent:<agent_id>``; the main thread is
+``main``). A reminder goes to stdout as::
 
     {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "<the reminders>"}}
 
-with ``hookEventName`` the event's own name; Claude Code caps ``additionalContext`` at 10,000 characters. No reminder,
+with ``hookEventName`` the event's own name; Claude Code caps ``additionalContext`` at 10,000 characters, and hands it
+to the model as a text block right after the call's result (after the step's results, for ``PostToolBatch``):
+``<system-reminder>\nPostToolUse:Bash hook additional context: <the reminders>\n</system-reminder>``. No reminder,
 no output. The registration, in ``.claude/settings.json`` (``toolguards hook install claude`` writes it)::
 
     {"hooks": {
       "PostToolUse":        [{"matcher": "*", "hooks": [{"type": "command", "command": "toolguards hook claude"}]}],
       "PostToolUseFailure": [{"matcher": "*", "hooks": [{"type": "command", "command": "toolguards hook claude"}]}],
+      "PostToolBatch":      [{"hooks": [{"type": "command", "command": "toolguards hook claude"}]}],
       "UserPromptSubmit":   [{"hooks": [{"type": "command", "command": "toolguards hook claude"}]}]
     }}
 
-An ``http`` hook (``{"type": "http", "url": …}``) posts the same JSON to ``toolguards serve`` instead.
+``PostToolBatch`` is registered only where ``claude --version`` says 2.1.101 or later (``SINCE``): before it, Claude
+Code drops, without a word, a whole settings file that names an event it does not know (2.1.100 does so). At user scope
+the file is ``$CLAUDE_CONFIG_DIR/settings.json`` when that variable is set, as Claude Code reads it. An ``http`` hook
+(``{"type": "http", "url": …}``) posts the same JSON to ``toolguards serve`` instead.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from .protocol import HookError, error_text, optional_string, required_string, subagent
+from . import protocol
+from .protocol import (
+    MEMBERS,
+    HookError,
+    error_text,
+    optional_string,
+    required_string,
+    subagent,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,26 +66,16 @@ if TYPE_CHECKING:
 
     from .protocol import Action, RawCall
 
-__all__ = [
-    "CONFIG_FILE",
-    "CONTEXT_LIMIT",
-    "EVENTS",
-    "FILE_KEYS",
-    "GUARD_FILE",
-    "HTTP",
-    "NAME",
-    "STATE_FILE",
-    "USER_FOLDER_ENV",
-    "answer",
-    "calls",
-    "handler",
-    "read",
-    "register",
-]
+__all__ = list(MEMBERS)
 
 NAME = "claude"
 STATE_FILE = "claude-code.sqlite3"
-CONTEXT_LIMIT = 10_000
+
+# The protocol's defaults this host takes; what differs from them is declared below.
+CONTEXT_LIMIT = protocol.CONTEXT_LIMIT
+FILE_KEYS = protocol.FILE_KEYS
+GUARD_FILE = protocol.GUARD_FILE
+handler = protocol.handler
 
 EVENTS: Mapping[str, Action] = MappingProxyType({
     "PostToolUse": "count",
@@ -74,26 +86,22 @@ EVENTS: Mapping[str, Action] = MappingProxyType({
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".claude/settings.json"
-#: No environment variable moves the user's folder for this host.
-USER_FOLDER_ENV: str | None = None
-#: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
-FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
+#: Where Claude Code keeps the user's own ``.claude`` folder when this variable is set.
+USER_FOLDER_ENV = "CLAUDE_CONFIG_DIR"
 #: Claude Code also runs ``http`` hooks (``{"type": "http", "url": …}``), served by ``toolguards serve``.
 HTTP = True
-#: The shipped guard file install registers when no --guard-file is given (None: the hook's default).
-GUARD_FILE = None
-
-
-def handler(command: str) -> dict[str, Any]:
-    """A command hook running ``command``."""
-    return {"type": "command", "command": command}
+#: The program install asks for its version, and the first version that accepts each event that needs one.
+PROGRAM = "claude"
+SINCE: Mapping[str, tuple[int, ...]] = MappingProxyType({"PostToolBatch": (2, 1, 101)})
 
 
 def register(hook: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The entries that run ``hook`` (a handler), by event: every tool's calls and failures, and each new prompt."""
+    """The entries that run ``hook`` (a handler), by event: every tool's calls and failures, each step's batch (for the
+    refused calls), and each new prompt."""
     return {
         "PostToolUse": {"matcher": "*", "hooks": [dict(hook)]},
         "PostToolUseFailure": {"matcher": "*", "hooks": [dict(hook)]},
+        "PostToolBatch": {"hooks": [dict(hook)]},
         "UserPromptSubmit": {"hooks": [dict(hook)]},
     }
 

@@ -33,7 +33,14 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .protocol import HookError, optional_string, required_string, subagent
+from . import protocol
+from .protocol import (
+    MEMBERS,
+    HookError,
+    optional_string,
+    required_string,
+    subagent,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,43 +49,27 @@ if TYPE_CHECKING:
 
     from .protocol import Action, RawCall
 
-__all__ = [
-    "CONFIG_FILE",
-    "CONTEXT_LIMIT",
-    "EVENTS",
-    "FILE_KEYS",
-    "GUARD_FILE",
-    "HTTP",
-    "NAME",
-    "STATE_FILE",
-    "USER_FOLDER_ENV",
-    "answer",
-    "calls",
-    "handler",
-    "read",
-    "register",
-]
+__all__ = list(MEMBERS)
 
 NAME = "codex"
 STATE_FILE = "codex.sqlite3"
-CONTEXT_LIMIT = 10_000
+
+# The protocol's defaults this host takes; what differs from them is declared below.
+CONTEXT_LIMIT = protocol.CONTEXT_LIMIT
+FILE_KEYS = protocol.FILE_KEYS
+GUARD_FILE = protocol.GUARD_FILE
+HTTP = protocol.HTTP
+SINCE = protocol.SINCE
+handler = protocol.handler
 
 EVENTS: Mapping[str, Action] = MappingProxyType({"PostToolUse": "count", "UserPromptSubmit": "reset"})
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".codex/hooks.json"
 #: Where the user's ``.codex`` folder is when set (Codex resolves it through symlinks): ``--scope user`` writes there.
-USER_FOLDER_ENV: str | None = "CODEX_HOME"
-#: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
-FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
-HTTP = False
-#: The shipped guard file install registers when no --guard-file is given (None: the hook's default).
-GUARD_FILE = None
-
-
-def handler(command: str) -> dict[str, Any]:
-    """A command hook running ``command``."""
-    return {"type": "command", "command": command}
+USER_FOLDER_ENV = "CODEX_HOME"
+#: The host's command-line program.
+PROGRAM = "codex"
 
 
 def register(hook: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -32,7 +32,15 @@ from __future__ import annotations
 import json
 from types import MappingProxyType
 
-from .protocol import MAIN_AGENT, HookError, error_text, optional_string, required_string
+from . import protocol
+from .protocol import (
+    MAIN_AGENT,
+    MEMBERS,
+    HookError,
+    error_text,
+    optional_string,
+    required_string,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,26 +49,18 @@ if TYPE_CHECKING:
 
     from .protocol import Action, RawCall
 
-__all__ = [
-    "CONFIG_FILE",
-    "CONTEXT_LIMIT",
-    "EVENTS",
-    "FILE_KEYS",
-    "GUARD_FILE",
-    "HTTP",
-    "NAME",
-    "STATE_FILE",
-    "USER_FOLDER_ENV",
-    "answer",
-    "calls",
-    "handler",
-    "read",
-    "register",
-]
+__all__ = list(MEMBERS)
 
 NAME = "cursor"
 STATE_FILE = "cursor.sqlite3"
-CONTEXT_LIMIT = 10_000
+
+# The protocol's defaults this host takes; what differs from them is declared below.
+CONTEXT_LIMIT = protocol.CONTEXT_LIMIT
+GUARD_FILE = protocol.GUARD_FILE
+HTTP = protocol.HTTP
+PROGRAM = protocol.PROGRAM
+SINCE = protocol.SINCE
+USER_FOLDER_ENV = protocol.USER_FOLDER_ENV
 
 EVENTS: Mapping[str, Action] = MappingProxyType({
     "postToolUse": "count",
@@ -70,13 +70,9 @@ EVENTS: Mapping[str, Action] = MappingProxyType({
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".cursor/hooks.json"
-#: No environment variable moves the user's folder for this host.
-USER_FOLDER_ENV: str | None = None
-#: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
+#: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing. (No program is asked
+#: for its version: the editor and its CLI share the hooks file.)
 FILE_KEYS: Mapping[str, Any] = MappingProxyType({"version": 1})
-HTTP = False
-#: The shipped guard file install registers when no --guard-file is given (None: the hook's default).
-GUARD_FILE = None
 
 
 def handler(command: str) -> dict[str, Any]:

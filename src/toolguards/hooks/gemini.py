@@ -36,7 +36,14 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .protocol import MAIN_AGENT, HookError, error_text, required_string
+from . import protocol
+from .protocol import (
+    MAIN_AGENT,
+    MEMBERS,
+    HookError,
+    error_text,
+    required_string,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,39 +52,27 @@ if TYPE_CHECKING:
 
     from .protocol import Action, RawCall
 
-__all__ = [
-    "CONFIG_FILE",
-    "CONTEXT_LIMIT",
-    "EVENTS",
-    "FILE_KEYS",
-    "GUARD_FILE",
-    "HTTP",
-    "NAME",
-    "STATE_FILE",
-    "USER_FOLDER_ENV",
-    "answer",
-    "calls",
-    "handler",
-    "read",
-    "register",
-]
+__all__ = list(MEMBERS)
 
 NAME = "gemini"
 STATE_FILE = "gemini-cli.sqlite3"
-CONTEXT_LIMIT = 10_000
+
+# The protocol's defaults this host takes; what differs from them is declared below.
+CONTEXT_LIMIT = protocol.CONTEXT_LIMIT
+FILE_KEYS = protocol.FILE_KEYS
+HTTP = protocol.HTTP
+SINCE = protocol.SINCE
+USER_FOLDER_ENV = protocol.USER_FOLDER_ENV
 
 EVENTS: Mapping[str, Action] = MappingProxyType({"AfterTool": "count", "BeforeAgent": "reset"})
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".gemini/settings.json"
-#: No environment variable moves the user's folder for this host.
-USER_FOLDER_ENV: str | None = None
-#: Top-level keys a hooks file must have, with the value ``install`` writes when one is missing.
-FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
-HTTP = False
 #: The shipped guard file install registers when no --guard-file is given: thresholds 3 and 4, below Gemini CLI's own
 #: loop detection, which interrupts the 5th identical call in a row (``docs/hosts/gemini-cli.md``).
 GUARD_FILE = "gemini-cli.yaml"
+#: The host's command-line program.
+PROGRAM = "gemini"
 
 
 def handler(command: str) -> dict[str, Any]:

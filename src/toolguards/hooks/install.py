@@ -7,9 +7,13 @@
     toolguards hook uninstall HOST [--scope project|user | --config PATH] [--dry-run] [--http URL]
 
 The file is the host module's ``CONFIG_FILE`` under the current folder (``--scope project``, the default) or the home
-folder (``--scope user``; the host's ``USER_FOLDER_ENV``, such as ``CODEX_HOME``, moves it), or ``--config PATH``.
-Install merges the host's entries (``register``) into its ``hooks``:
+folder (``--scope user``; the host's ``USER_FOLDER_ENV``, such as ``CODEX_HOME`` or ``CLAUDE_CONFIG_DIR``, stands for
+the file's first folder where it is set), or ``--config PATH``. Install merges the host's entries (``register``) into
+its ``hooks``:
 
+- an event the installed host does not accept (``SINCE``, asked of ``PROGRAM --version`` by
+  ``toolguards.hooks.versions``) is left out, and an entry of ours an earlier install made for it is taken out; the
+  summary line says which and why;
 - the registered command is the absolute path of this installation's ``toolguards`` (``--guard-file PATH`` adds
   ``--config <its absolute path>``, after checking the file; without it, a host with a shipped guard file of its own,
   the module's ``GUARD_FILE``, gets that one: ``gemini``'s reminds below Gemini CLI's own loop detection), so it runs
@@ -46,11 +50,11 @@ import re
 import shlex
 import sys
 import sysconfig
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from . import HOSTS, host
+from . import HOSTS, host, versions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -163,14 +167,18 @@ def _json_type(value: Any) -> str:
 
 
 def merge(document: dict[str, Any], host_name: str, hook: Mapping[str, Any], path: str = "the file",
-          url: str | None = None) -> None:
-    """Add or update the host's entries running ``hook`` in a hooks document, in place."""
+          url: str | None = None, *, left_out: Collection[str] = ()) -> None:
+    """Add or update the host's entries running ``hook`` in a hooks document, in place; for the events ``left_out``,
+    take ours out instead."""
     module = host(host_name)
     for key, value in module.FILE_KEYS.items():
         document.setdefault(key, value)
     hooks = _event_lists(document, path, create=True)
     assert hooks is not None
     for event, entry in module.register(hook).items():
+        if event in left_out:
+            _unmerge_event(hooks, event, host_name, url)
+            continue
         entries = hooks.setdefault(event, [])
         if not isinstance(entries, list):
             raise InstallError(f"{path}: `hooks.{event}` is a {_json_type(entries)}, not a list; left untouched")
@@ -213,21 +221,26 @@ def unmerge(document: dict[str, Any], host_name: str, path: str = "the file", ur
     hooks = _event_lists(document, path, create=False)
     if not hooks:
         return 0
-    removed = 0
-    for event in list(hooks):
-        entries = hooks[event]
-        if not isinstance(entries, list):
-            continue  # someone else's: not ours to judge
-        for entry in list(entries):
-            handlers = _handlers(entry)
-            for handler in ([entry] if handlers is None else handlers):
-                if ours(handler, host_name, url):
-                    _drop(entries, entry, handler)
-                    removed += 1
-        if not entries and removed:
-            del hooks[event]
+    removed = sum(_unmerge_event(hooks, event, host_name, url) for event in list(hooks))
     if not hooks and removed:
         del document["hooks"]
+    return removed
+
+
+def _unmerge_event(hooks: dict[str, Any], event: str, host_name: str, url: str | None) -> int:
+    """Remove our handlers from one event's list (and the list, when that leaves it empty); how many were removed."""
+    entries = hooks.get(event)
+    if not isinstance(entries, list):
+        return 0  # none, or someone else's: not ours to judge
+    removed = 0
+    for entry in list(entries):
+        handlers = _handlers(entry)
+        for handler in ([entry] if handlers is None else handlers):
+            if ours(handler, host_name, url):
+                _drop(entries, entry, handler)
+                removed += 1
+    if not entries and removed:
+        del hooks[event]
     return removed
 
 
@@ -349,8 +362,11 @@ def main(argv: Sequence[str]) -> int:
         before = json.loads(json.dumps(document))
         if action == "install":
             hook = _hook(module, options)
-            merge(document, options.host, hook, path, options.http)
-            summary = f"{', '.join(module.register(hook))} run {hook.get('command') or hook.get('url')}"
+            skipped = versions.left_out(module)
+            merge(document, options.host, hook, path, options.http, left_out=skipped)
+            events = [event for event in module.register(hook) if event not in skipped]
+            summary = "; ".join([f"{', '.join(events)} run {hook.get('command') or hook.get('url')}",
+                                 *skipped.values()])
         else:
             removed = unmerge(document, options.host, path, options.http)
             summary = f"removed {removed} hook{'s' if removed != 1 else ''} of toolguards hook {options.host}"

@@ -11,11 +11,19 @@ nothing else; its docstring is the reference of the events it handles and the fi
   emitted them;
 - ``answer(event name, text) -> dict``: the JSON object that hands ``text`` to the model;
 - for ``toolguards hook install``: ``CONFIG_FILE`` (the hooks file, relative to the project or home folder),
-  ``USER_FOLDER_ENV`` (the environment variable that moves the user's folder, the first part of ``CONFIG_FILE``, or
-  None),
-  ``FILE_KEYS`` (top-level keys a hooks file must have), ``HTTP`` (whether the host runs ``http`` hooks),
-  ``handler(command)`` (the handler that runs a command) and ``register(handler) -> {event: entry}`` (the entries to
-  merge into the file's ``hooks``: a matcher group holding the handler, or the handler itself).
+  ``USER_FOLDER_ENV`` (the environment variable that, where it is set, stands for the first folder of
+  ``CONFIG_FILE`` at user scope, as ``CLAUDE_CONFIG_DIR`` stands for ``~/.claude``; None for none), ``FILE_KEYS``
+  (top-level keys a hooks file must have), ``HTTP`` (whether the host runs ``http`` hooks), ``GUARD_FILE`` (the
+  shipped guard file install registers when none is given; None: the hook's default), ``handler(command)`` (the
+  handler that runs a command), ``register(handler) -> {event: entry}`` (the entries to merge into the file's
+  ``hooks``: a matcher group holding the handler, or the handler itself), and ``SINCE`` (registered events an older
+  host refuses, each with the first version that accepts it) with ``PROGRAM`` (the host's command, asked
+  ``PROGRAM --version`` when ``SINCE`` names an event; ``toolguards.hooks.versions``).
+
+``MEMBERS`` names them all. The members most hosts share have their defaults here, and a host module imports the
+defaults it takes and declares only what differs (as pre-commit's languages take ``lang_base``'s):
+``CONTEXT_LIMIT``, ``USER_FOLDER_ENV``, ``FILE_KEYS``, ``HTTP``, ``GUARD_FILE``, ``PROGRAM``, ``SINCE`` and
+``handler``.
 
 Every function raises ``HookError`` with a one-line message for input it cannot read. This module and the host modules
 import nothing heavier than ``json``: an event the hook ignores must cost no more than reading it.
@@ -24,6 +32,7 @@ import nothing heavier than ``json``: an event the hook ignores must cost no mor
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,12 +61,57 @@ if TYPE_CHECKING:
         FILE_KEYS: Mapping[str, Any]
         HTTP: bool
         GUARD_FILE: str | None
+        PROGRAM: str | None
+        SINCE: Mapping[str, tuple[int, ...]]
 
         def handler(self, command: str) -> dict[str, Any]: ...
         def register(self, hook: Mapping[str, Any]) -> dict[str, dict[str, Any]]: ...
 
 
-__all__ = ["MAIN_AGENT", "HookError", "decode", "error_text", "optional_string", "required_string", "subagent"]
+__all__ = [
+    "CONTEXT_LIMIT",
+    "FILE_KEYS",
+    "GUARD_FILE",
+    "HTTP",
+    "MAIN_AGENT",
+    "MEMBERS",
+    "PROGRAM",
+    "SINCE",
+    "USER_FOLDER_ENV",
+    "HookError",
+    "decode",
+    "error_text",
+    "handler",
+    "optional_string",
+    "required_string",
+    "subagent",
+]
+
+#: What every host module provides (its ``__all__``).
+MEMBERS = (
+    "CONFIG_FILE", "CONTEXT_LIMIT", "EVENTS", "FILE_KEYS", "GUARD_FILE", "HTTP", "NAME", "PROGRAM", "SINCE",
+    "STATE_FILE", "USER_FOLDER_ENV", "answer", "calls", "handler", "read", "register",
+)
+
+# The defaults a host module takes unless it declares its own.
+#: The most text, in UTF-16 code units, one answer may hand the model.
+CONTEXT_LIMIT = 10_000
+#: No environment variable moves the user's folder.
+USER_FOLDER_ENV: str | None = None
+#: No top-level key a hooks file must have.
+FILE_KEYS: Mapping[str, Any] = MappingProxyType({})
+#: Command hooks only.
+HTTP = False
+#: The hook's default guard file (the shipped ``repeat-tool-reminder.yaml``).
+GUARD_FILE: str | None = None
+#: No program asked for its version, and no event that needs a newer host than the others.
+PROGRAM: str | None = None
+SINCE: Mapping[str, tuple[int, ...]] = MappingProxyType({})
+
+
+def handler(command: str) -> dict[str, Any]:
+    """A command hook running ``command``."""
+    return {"type": "command", "command": command}
 
 #: The agent key of a session's main thread (a subagent's key is ``agent:<its id>``).
 MAIN_AGENT = "main"
