@@ -86,7 +86,7 @@ def docstring_markdown(doc: str, level: int = 2) -> str:
     for diagnostics)."""
     lines = textwrap.dedent(doc).strip("\n").splitlines()
     title, _, summary = lines[0].partition(": ")
-    out = [f"{'#' * level} {_inline(title)}", "", _inline(summary)]
+    out = [f"{'#' * level} {_inline(title)}", "", _inline(summary[:1].upper() + summary[1:])]
     index = 1
     paragraph: list[str] = []
     while index < len(lines):
