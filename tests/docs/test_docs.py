@@ -357,8 +357,8 @@ def test_the_kinds_reference_is_each_kinds_docstring(site: Path):
     text = _page_text(site, "reference/kinds")
     for name in BUILTIN_KINDS:
         doc = importlib.import_module(f"toolguards.kinds.{name.replace('-', '_')}").__doc__ or ""
-        summary = doc.split("\n", 1)[0].split(": ", 1)[1]
-        assert summary.replace("``", "") in text
+        summary = doc.split("\n", 1)[0].split(": ", 1)[1].replace("``", "")
+        assert summary[:1].upper() + summary[1:] in text
         valid = re.search(r"Valid::\n\n((?:    .*\n|\n)+)", doc)
         assert valid is not None
         for line in valid.group(1).strip("\n").splitlines():
