@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from conftest import REPO
+
+__all__ = ["REPO", "Block", "all_blocks", "blocks", "marked", "pages"]
 
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<language>[\w+-]*)")
 _MARKER = re.compile(r"^<!--\s*(?P<name>[\w:-]+)\s*(?::\s*(?P<argument>.*?))?\s*-->$")
