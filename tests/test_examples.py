@@ -1,4 +1,4 @@
-"""The runnable examples the README points at actually run."""
+"""The runnable examples the docs point at actually run, with the command the docs show (docs/frameworks.md)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,28 @@ import sys
 import pytest
 
 from conftest import PYDANTIC_AI_MISSING, REPO
+from support.docs_blocks import marked
 
 EXAMPLES = REPO / "examples"
 
 
+def documented(marker: str) -> list[str]:
+    """The command docs/frameworks.md shows under ``<!-- tested: MARKER -->``, to run with this interpreter."""
+    words = marked("docs/frameworks.md", f"tested: {marker}").text.split()
+    assert words[:1] == ["python"] and len(words) == 2, words
+    return [sys.executable, "-W", "error", str(REPO / words[1])]
+
+
 def test_langchain_example_runs_and_reminds():
     pytest.importorskip("langchain", reason="the langchain extra is not installed: pip install -e '.[langchain]'")
-    done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "langchain_agent.py")], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(documented("examples:langchain"), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "human toolguards You are repeating the exact same tool call" in done.stdout
 
 
 def test_pydantic_ai_example_runs_and_reminds():
     pytest.importorskip("pydantic_ai", reason=PYDANTIC_AI_MISSING)
-    done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "pydantic_ai_agent.py")], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(documented("examples:pydantic-ai"), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert " user-prompt toolguards You are repeating the exact same tool call" in done.stdout
@@ -33,8 +39,7 @@ def test_pydantic_ai_example_runs_and_reminds():
 
 def test_openai_agents_example_runs_and_reminds():
     pytest.importorskip("agents", reason="the openai-agents extra is not installed: pip install -e '.[openai-agents]'")
-    done = subprocess.run([sys.executable, "-W", "error", str(EXAMPLES / "openai_agents_run.py")], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(documented("examples:openai-agents"), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     lines = done.stdout.splitlines()

@@ -6,7 +6,6 @@ Codex still needs (``toolguards.hooks.codex_install``). The real Codex reads wha
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,8 @@ from pathlib import Path
 import pytest
 import tomlkit
 
-from conftest import REPO, require
+from conftest import require
+from support.docs_blocks import marked
 from toolguards.cli import main
 from toolguards.guardfile.loader import check_file
 from toolguards.hooks.codex_trust import hook_entries
@@ -215,12 +215,12 @@ def test_trust_is_for_codex_only(project, capsys):
 
 
 def test_the_codex_page_commands_and_guard_file(tmp_path):
-    page = (REPO / "docs" / "hosts" / "codex.md").read_text(encoding="utf-8")
-    assert re.findall(r"```sh\n(.*?)```", page, re.DOTALL) == ["cd your/project\ntoolguards hook install codex --trust\n"]
-    (block,) = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
+    page = "docs/hosts/codex.md"
+    assert marked(page, "tested: codex:install").text == "cd your/project\ntoolguards hook install codex --trust\n"
+    block = marked(page, "tested: codex:guard-file").text
     assert "- tools: [Bash]" in block
     path = tmp_path / "g.yaml"
     path.write_text(block, encoding="utf-8")
     assert check_file(path) == []
-    for table in re.findall(r"```toml\n(.*?)```", page, re.DOTALL):
-        tomlkit.parse(table.replace("…", ""))
+    for name in ("codex:trust-toml", "codex:project-trust-toml"):
+        tomlkit.parse(marked(page, f"tested: {name}").text.replace("…", ""))

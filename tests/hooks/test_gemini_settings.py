@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from support.docs_blocks import marked
 from toolguards.cli import main
 from toolguards.hooks.gemini_settings import Trust, folder_trust, install_notes
 from toolguards.resources import shipped_guard_file
@@ -124,3 +125,15 @@ def test_install_registers_the_gemini_guard_file_and_notes_an_untrusted_folder(h
     assert len(capsys.readouterr().err.splitlines()) == 1
     written = json.loads((work / ".gemini" / "settings.json").read_text(encoding="utf-8"))
     assert written["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].endswith(f" hook gemini --config {mine}")
+
+
+def test_the_page_shows_what_install_writes(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert main(["hook", "install", "gemini"]) == 0
+    capsys.readouterr()
+    written = json.loads((tmp_path / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    command = written["hooks"]["AfterTool"][0]["hooks"][0]["command"]
+    assert command.endswith(f"hook gemini --config {shipped_guard_file('gemini-cli.yaml')}")
+    shown = json.loads(marked("docs/hosts/gemini-cli.md", "tested: gemini:settings").text.replace("COMMAND", command))
+    assert shown == written

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import FIRST, REPO
+from support import docs_blocks
 from support.hooks import TOOLGUARDS, codex_problems
 from support.programs import CLAUDE_VERSION, on_path, program_printing
 from toolguards.cli import main
@@ -378,11 +378,10 @@ def test_each_example_is_what_install_writes_with_a_bare_command_and_it_runs(tmp
         assert codex_problems("post-tool-use.command.output", json.loads(said[2].stdout)) == []
 
 
-def test_the_readme_guard_files_for_each_host_are_valid(tmp_path):
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Coding agents"):readme.index("## Performance")]
-    blocks = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
-    installs = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+def test_the_docs_guard_files_for_each_host_are_valid(tmp_path):
+    page = docs_blocks.blocks(REPO / "docs" / "coding-agents.md")
+    blocks = [block.text for block in page if block.language == "yaml"]
+    installs = [block.text for block in page if block.language == "sh"]
     assert installs == [f"toolguards hook install {host}\n" for host in HOSTS]
     shell_tools = ["Bash", "Bash", "run_shell_command", "Shell"]
     assert len(blocks) == len(shell_tools)

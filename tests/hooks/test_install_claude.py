@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIRST
+from support.docs_blocks import marked
 from support.hooks import TOOLGUARDS
 from support.programs import program_printing
 from toolguards.cli import main
@@ -130,21 +131,25 @@ def test_the_user_scope_is_the_home_folder_without_claude_config_dir(project, ca
     assert json.loads((project / "home" / ".claude" / "settings.json").read_text()) == {"hooks": WITH_BATCH}
 
 
-DOCS = Path(__file__).resolve().parent.parent.parent / "docs" / "hosts" / "claude-code.md"
+DOCS = "docs/hosts/claude-code.md"
 
 
 def test_the_docs_show_what_install_writes(project, capsys):
     claude_printing(project, "2.1.197 (Claude Code)")
     assert install(capsys)[0] == 0
-    text = DOCS.read_text(encoding="utf-8")
-    shown = json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0].replace("/abs/path/toolguards", str(TOOLGUARDS)))
+    shown = json.loads(marked(DOCS, "tested: claude:settings").text.replace("/abs/path/toolguards", str(TOOLGUARDS)))
     assert json.dumps(shown) == json.dumps(json.loads((project / ".claude" / "settings.json").read_text()))
 
 
+def test_the_docs_show_the_summary_line_without_claude_on_path(project, capsys):
+    path = project / ".claude" / "settings.json"
+    said = install(capsys)[1].replace(str(path.parent.parent), "/home/me/app").replace(str(TOOLGUARDS.parent),
+                                                                                       "/home/me/.venv/bin")
+    assert said == marked(DOCS, "tested: claude:left-out").text
+
+
 def test_the_docs_check_prints_the_reminder_at_the_third_event(tmp_path):
-    text = DOCS.read_text(encoding="utf-8")
-    script = text.split("```sh\n  for i in", 1)[1].split("\n  ```", 1)[0]
-    script = "for i in" + script.replace("/tmp/tg-check", str(tmp_path / "state"))
+    script = marked(DOCS, "run").text.replace("/tmp/tg-check", str(tmp_path / "state"))
     done = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PATH": f"{TOOLGUARDS.parent}{os.pathsep}{os.environ['PATH']}"})
     assert (done.returncode, done.stderr) == (0, "")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SHARED_FIXTURES
+from support.docs_blocks import marked
 from toolguards.cli import main
 
 EXAMPLE = REPO / "examples" / "looping-session.jsonl"
@@ -205,13 +206,12 @@ def test_jobs_must_be_a_whole_number_of_processes(capsys, jobs, message):
     assert capsys.readouterr().err.endswith(f"toolguards report: error: argument --jobs: {message}\n")
 
 
-def test_the_readme_shows_the_command_and_its_picture(tmp_path, capsys, monkeypatch):
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Report: one page to tune by"):]
-    command = re.search(r"```sh\n(toolguards report [^\n]*)\n```", section)
-    assert command is not None
-    assert "](docs/report.png)" in section
+def test_the_docs_show_the_command_and_its_picture(tmp_path, capsys, monkeypatch):
+    command = marked("docs/report.md", "tested: report:command").text.strip()
+    assert command.startswith("toolguards report ") and "\n" not in command
+    assert "](report.png)" in (REPO / "docs" / "report.md").read_text(encoding="utf-8")
+    assert "docs/report.png" in (REPO / "README.md").read_text(encoding="utf-8")
     assert (REPO / "docs" / "report.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     monkeypatch.chdir(REPO)
-    assert main([*command.group(1).split()[1:], "-o", str(tmp_path / "r.html")]) == 0
+    assert main([*command.split()[1:], "-o", str(tmp_path / "r.html")]) == 0
     assert "resultAware: true" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from conftest import FIRST, REPO, detailed, require
+from conftest import FIRST, detailed, require
+from support.docs_blocks import marked
 from support.servers import Serve, call, free_port, start_all
 
 pytest.importorskip("starlette", reason="the serve extra is not installed (pip install 'toolguards[serve]')")
@@ -238,29 +239,26 @@ def test_the_right_token_passes_and_is_never_printed(guarded):
     assert TOKEN not in "".join(guarded.lines)
 
 
-def readme_block(marker: str) -> str:
-    """The fenced block after ``<!-- marker -->`` in the README."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    after = text.split(f"<!-- {marker} -->\n", 1)[1]
-    return after.split("```", 2)[1].split("\n", 1)[1]
+def docs_block(marker: str) -> str:
+    """The fenced block after ``<!-- tested: marker -->`` in docs/service.md."""
+    return marked("docs/service.md", f"tested: {marker}").text
 
 
-def readme_answer() -> dict:
-    """The answer the README shows after the curl example."""
-    text = (REPO / "README.md").read_text(encoding="utf-8").split("<!-- serve:curl -->\n", 1)[1]
-    return json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0])
+def docs_answer() -> dict:
+    """The answer docs/service.md shows after the curl example."""
+    return json.loads(docs_block("serve:curl-answer"))
 
 
-def test_the_readme_curl_example(server):
-    require("curl", "the README's curl example is run as written", "curl")
-    command = readme_block("serve:curl").replace("127.0.0.1:8787", f"127.0.0.1:{server.port}")
+def test_the_docs_curl_example(server):
+    require("curl", "the docs' curl example is run as written", "curl")
+    command = docs_block("serve:curl").replace("127.0.0.1:8787", f"127.0.0.1:{server.port}")
     outputs = [subprocess.run(["bash", "-c", command.replace("curl -s", "curl -s --noproxy '*'")],
                               capture_output=True, text=True, check=True).stdout for _ in range(3)]
     assert outputs[:2] == ['{"decision":"accept","contexts":[],"feedback":null}'] * 2
-    assert json.loads(outputs[2]) == readme_answer()
+    assert json.loads(outputs[2]) == docs_answer()
 
 
-TYPES = [  # the TypeScript-only parts of the README's example, removed so that Node runs it as JavaScript
+TYPES = [  # the TypeScript-only parts of the docs' example, removed so that Node runs it as JavaScript
     ('type Decision = { decision: "accept" | "block"; contexts: { text: string }[]; feedback: string | null };\n', ""),
     ("(agent: string, tool: string, args: unknown): Promise<string[]>", "(agent, tool, args)"),
     (" as Decision", ""),
@@ -268,9 +266,9 @@ TYPES = [  # the TypeScript-only parts of the README's example, removed so that 
 
 
 @pytest.mark.parametrize("up", [True, False])
-def test_the_readme_typescript_example(server, up):
-    require("node", "the README's TypeScript example runs in Node.js", "nodejs")
-    script = readme_block("serve:typescript")
+def test_the_docs_typescript_example(server, up):
+    require("node", "the docs' TypeScript example runs in Node.js", "nodejs")
+    script = docs_block("serve:typescript")
     for typed, plain in TYPES:
         assert typed in script
         script = script.replace(typed, plain)

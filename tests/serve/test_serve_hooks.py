@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import FIRST, REPO, detailed
+from conftest import FIRST, detailed
+from support.docs_blocks import marked
 from support.programs import CLAUDE_VERSION, on_path, program_printing
 from support.servers import Serve, start_all
 
@@ -165,9 +166,8 @@ def test_unknown_hosts_have_no_endpoint(server):
     assert server.request("POST", "/hooks/vim", {}) == (404, b'{"error":"no such endpoint: POST /hooks/vim"}')
 
 
-def test_the_readme_settings_are_what_hook_install_writes(tmp_path):
-    text = (REPO / "README.md").read_text(encoding="utf-8").split("<!-- serve:claude-http -->\n", 1)[1]
-    shown = json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0])
+def test_the_docs_settings_are_what_hook_install_writes(tmp_path):
+    shown = json.loads(marked("docs/service.md", "tested: serve:claude-http").text)
     url = shown["hooks"]["PostToolUse"][0]["hooks"][0]["url"]
     program_printing(tmp_path / "bin", "claude", CLAUDE_VERSION)  # a current Claude Code: PostToolBatch is registered
     done = subprocess.run([sys.executable, "-m", "toolguards", "hook", "install", "claude", "--http", url, "--dry-run"],
