@@ -39,12 +39,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .base import Envelopes, StateType, Step, StoreError
-
-if TYPE_CHECKING:
-    import redis as redis_client
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
@@ -86,7 +83,7 @@ end
 return 1
 """
 
-_DEFAULT_TIMEOUTS = {"socket_timeout": 1.0, "socket_connect_timeout": 0.5}
+_DEFAULT_TIMEOUTS: dict[str, Any] = {"socket_timeout": 1.0, "socket_connect_timeout": 0.5}
 
 
 
@@ -108,7 +105,7 @@ class RedisStores:
 
     def __init__(
         self,
-        client: redis_client.Redis,
+        client: Any,
         *,
         location: str,
         namespace: str = DEFAULT_NAMESPACE,
@@ -120,14 +117,17 @@ class RedisStores:
             raise ValueError(f"idle_ttl must be a whole number of seconds >= 1, not {idle_ttl!r}")
         if cache_size < 0:
             raise ValueError("cache_size must be >= 0")
+        #: the client (``redis.Redis``; for a cluster, ``RedisCluster`` once it is connected, None until then)
         self.client = client
         #: ``host:port/db``, for messages (never the password)
         self.location = location
+        #: how messages name the server
+        self.name = f"redis at {location}"
         self.namespace = namespace
         self.idle_ttl = idle_ttl
         self.retry_after = retry_after
         self.cache_size = cache_size
-        self._script = client.register_script(_COMPARE_AND_SET)
+        self._script: Any = None if client is None else client.register_script(_COMPARE_AND_SET)
         self._down_until = 0.0
         self._errors = _errors()
 
@@ -140,20 +140,8 @@ class RedisStores:
     ) -> RedisStores:
         """Connect (lazily: nothing is sent until a guard needs it) to the server a ``redis://`` URL names."""
         location = _location(url)
-        try:
-            import redis as redis_client  # noqa: PLC0415 - only a Redis store needs the client
-        except ImportError:
-            raise ValueError("the redis store needs the redis client: pip install 'toolguards[redis]'") from None
-        try:
-            pool = redis_client.ConnectionPool.from_url(url, retry=None, **_DEFAULT_TIMEOUTS)  # the URL's options win
-            pool.connection_class(**pool.connection_kwargs)  # checks every option now; it connects only when used
-        except (ValueError, TypeError) as exc:
-            import re  # noqa: PLC0415
-
-            unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
-            reason = f"unknown option {unknown[1]!r}" if unknown else str(exc)
-            raise ValueError(f"bad redis URL {location}: {reason}") from None
-        client = redis_client.Redis(connection_pool=pool)
+        redis_client = client_module()
+        client = redis_client.Redis(connection_pool=checked_pool(url, location))
         return cls(client, location=location, namespace=namespace, idle_ttl=idle_ttl)
 
     def __call__(self, guard: str) -> RedisStore:
@@ -255,7 +243,7 @@ class RedisStore:
                 time.sleep(random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)))
                 current = self.stores.get(key)
             expected = current
-        raise StoreError(f"redis at {self.stores.location}: other writers changed the state of {agent!r} "
+        raise StoreError(f"{self.stores.name}: other writers changed the state of {agent!r} "
                          f"{MAX_ATTEMPTS} times in a row; the update gave up")
 
     def _remember(self, key: bytes, value: bytes) -> None:
@@ -291,6 +279,31 @@ def _location(url: str) -> str:
         raise ValueError(f"the database of a Redis store URL is a number (redis://HOST:PORT/DB), not {database!r}")
     host = parts.hostname or "localhost"
     return f"{host}:{port}/{database or 0}"
+
+
+def client_module() -> Any:
+    """The ``redis`` package; ValueError naming the extra where it is not installed."""
+    try:
+        import redis as redis_client  # noqa: PLC0415 - only a Redis store needs the client
+    except ImportError:
+        raise ValueError("the redis store needs the redis client: pip install 'toolguards[redis]'") from None
+    return redis_client
+
+
+def checked_pool(url: str, location: str) -> Any:
+    """The client's connection pool for a ``redis://`` URL, every option checked now (nothing connects until used);
+    ValueError naming ``location`` for a bad one."""
+    redis_client = client_module()
+    try:
+        pool = redis_client.ConnectionPool.from_url(url, retry=None, **_DEFAULT_TIMEOUTS)  # the URL's options win
+        pool.connection_class(**pool.connection_kwargs)
+    except (ValueError, TypeError) as exc:
+        import re  # noqa: PLC0415
+
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        reason = f"unknown option {unknown[1]!r}" if unknown else str(exc)
+        raise ValueError(f"bad redis URL {location}: {reason}") from None
+    return pool
 
 
 def _errors() -> tuple[type[Exception], ...]:
