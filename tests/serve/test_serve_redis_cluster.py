@@ -87,6 +87,13 @@ def stored_count(reader, agent):
     return json.loads(reader.get(KEY + agent.encode()))["state"]["count"]
 
 
+def test_the_service_names_the_cluster_and_its_health_pings_every_master(cluster, replicas):
+    nodes = cluster.url.split("//", 1)[1]
+    assert f"store: redis cluster at {nodes})" in replicas[0].lines[0]
+    assert replicas[0].request("GET", "/healthz") == (
+        200, f'{{"status":"ok","store":"redis cluster at {nodes} (3 masters)"}}'.encode())
+
+
 def test_one_agent_over_four_replicas_gets_exactly_one_reminder_at_3_5_8(replicas):
     answers = spread(replicas, [call("solo")] * CALLS)
     contexts = [context for answer in answers for context in answer["contexts"]]
