@@ -42,6 +42,7 @@ import time
 from typing import Any, TypeVar
 
 from .base import Envelopes, StateType, Step, StoreError
+from .redis_fast import NOT_SENT, FastScript, fast_script
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
@@ -127,7 +128,12 @@ class RedisStores:
         self.idle_ttl = idle_ttl
         self.retry_after = retry_after
         self.cache_size = cache_size
-        self._script: Any = None if client is None else client.register_script(_COMPARE_AND_SET)
+        self._script: Any = None
+        #: the same script by the fast path (``toolguards.stores.redis_fast``), None where it does not apply
+        self.fast: FastScript | None = None
+        if client is not None:
+            self._script = client.register_script(_COMPARE_AND_SET)
+            self.fast = fast_script(client, self._script.sha)
         self._down_until = 0.0
         self._errors = _errors()
 
@@ -164,18 +170,24 @@ class RedisStores:
 
     def close(self) -> None:
         """Close the client's connections."""
+        if self.fast is not None:
+            self.fast.close()
         self.client.close()
 
     def compare_and_set(self, key: bytes, expected: bytes, new: bytes) -> bytes | None:
         """Write ``new`` (b"" deletes) if the key still holds ``expected``; None when written, else what it holds."""
         if self._down_until and time.monotonic() < self._down_until:
             raise StoreError(f"redis at {self.location} failed less than {self.retry_after:g} s ago; not retried yet")
+        fast = self.fast
         try:
-            answer = self._script(keys=[key], args=[expected, new, self.idle_ttl])
+            answer = NOT_SENT if fast is None else fast(key, expected, new, self.idle_ttl)
+            if answer is NOT_SENT:
+                answer = self._script(keys=[key], args=[expected, new, self.idle_ttl])
         except self._errors as exc:
             self._failed()
             raise StoreError(f"redis at {self.location}: {type(exc).__name__}: {exc}") from None
-        self._down_until = 0.0
+        if self._down_until:
+            self._down_until = 0.0
         return None if answer == 1 else bytes(answer)
 
     def get(self, key: bytes) -> bytes:
@@ -211,7 +223,9 @@ class RedisStore:
         self.guard = guard
         self.state = state
         self._prefix = stores.key_prefix(guard)
-        self._written: dict[bytes, bytes] = {}  # key → the value this store last wrote there (LRU order)
+        # key → (the value this store last wrote there, its state), in LRU order; the state is kept so that the next
+        # update of the key needs no decoding (a state read back from its JSON equals the state, as tests check)
+        self._written: dict[bytes, tuple[bytes, Any]] = {}
         self._lock = threading.Lock()
         self._envelopes = Envelopes(self, state)
 
@@ -226,14 +240,16 @@ class RedisStore:
         """Run ``step`` on the agent's state and write the outcome by compare-and-set, again while others wrote."""
         key = self._prefix + _agent_key(agent)
         with self._lock:
-            expected = self._written.pop(key, b"")  # a guess: a key this store never wrote is taken to be absent
+            # a guess: a key this store never wrote is taken to be absent
+            expected, state = self._written.pop(key, None) or (b"", None)
+        envelopes = self._envelopes
         for attempt in range(MAX_ATTEMPTS):
-            new_state, result = step(self._envelopes.loads(expected) if expected else None)
-            new = b"" if new_state is None else self._envelopes.dumps(new_state).encode()
+            new_state, result = step(state)
+            new = b"" if new_state is None else envelopes.dumps(new_state).encode()
             current = self.stores.compare_and_set(key, expected, new)
             if current is None:
                 if new:
-                    self._remember(key, new)
+                    self._remember(key, new, new_state)
                 return result
             if attempt:
                 # Writers racing for one key in lockstep could starve one of them: wait a random while, longer each
@@ -243,13 +259,14 @@ class RedisStore:
                 time.sleep(random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)))
                 current = self.stores.get(key)
             expected = current
+            state = envelopes.loads(current) if current else None
         raise StoreError(f"{self.stores.name}: other writers changed the state of {agent!r} "
                          f"{MAX_ATTEMPTS} times in a row; the update gave up")
 
-    def _remember(self, key: bytes, value: bytes) -> None:
+    def _remember(self, key: bytes, value: bytes, state: Any) -> None:
         written = self._written
         with self._lock:
-            written[key] = value
+            written[key] = (value, state)
             if len(written) > self.stores.cache_size:
                 del written[next(iter(written))]
 
