@@ -2,8 +2,10 @@
 
 Each endpoint runs through one wrapper that checks the bearer token (when the service has one), reads the body up to
 the limit, turns a ``RequestError`` into its 4xx answer and anything unexpected into a 500 without a traceback (the
-traceback goes to the log), and counts the request and its latency. The guards run in the event loop's thread: a
-store call blocks the loop for its round trip, and a service scales by running more processes, not threads.
+traceback goes to the log), and counts the request and its latency. ``POST /v1/events`` and ``POST /v1/noop`` are
+answered the same way in plain ASGI before the request reaches Starlette (``toolguards.serve.fast_routes``). The
+guards run in the event loop's thread: a store call blocks the loop for its round trip, and a service scales by
+running more processes, not threads.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ their states where many processes on many machines see the same chains:
   the step was computed from, and otherwise answers the current value, from which the step is computed again. The
   store remembers the last value it wrote for each key (up to ``cache_size`` keys), so an agent whose calls reach the
   same process costs one round trip per update, and any other update two. Writers that keep losing the race for one
-  key wait a random, growing while (up to 10 ms) before they try again, so none of them starves;
+  key wait a random, growing while (up to 10 ms) before they try again, so none of them starves. The script's call is
+  packed by hand where it can be (``toolguards.stores.redis_fast``), the same command redis-py would send;
 - every write sets an idle expiry of ``idle_ttl`` seconds (7 days by default, as the SQLite store prunes): an agent
   untouched that long starts afresh, and Redis deletes its key by itself;
 - ``stable_digests`` is True: states hold 64-bit blake2b digests of argument text, equal in every process, not the
