@@ -6,8 +6,8 @@ value it was computed from, the new one, the expiry): the same command reaches t
 skipped is redis-py's work around each command — encoding every argument, taking a connection from the pool (which
 first checks the socket for unread data: three system calls), events and metrics hooks — which costs more than the
 round trip to a server on the same machine. A connection is made by the client's own pool (so authentication, TLS,
-the database and the timeouts are the URL's) and kept for the next call; one that fails is dropped, and one made in
-another process (after a fork) is never used.
+the database and the timeouts are the URL's) and kept for the next call; one that fails is dropped, and a process
+forked from this one forgets the kept ones (their sockets are its parent's).
 
 It answers ``NOT_SENT`` where the plain path must do the work: a server that lacks the script (after a restart or
 ``SCRIPT FLUSH``) answers NOSCRIPT, and redis-py's ``Script`` loads it and runs it. ``fast_script(client)`` is None
@@ -18,12 +18,25 @@ that the two paths write and answer alike.
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any
 
-__all__ = ["NOT_SENT", "FastScript", "fast_script"]
+__all__ = ["NOT_SENT", "FastScript", "fast_script", "forget_connections"]
 
 #: The fast path did not run the script: take the plain path.
 NOT_SENT: Any = object()
+
+_LIVE: weakref.WeakSet[FastScript] = weakref.WeakSet()
+
+
+def forget_connections() -> None:
+    """In a forked child: every FastScript drops the connections it kept (without closing the parent's sockets)."""
+    for script in list(_LIVE):
+        script._idle = []
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=forget_connections)
 
 
 class FastScript:
@@ -35,16 +48,13 @@ class FastScript:
         self._pool = pool
         self._head = b"*7\r\n$7\r\nEVALSHA\r\n$40\r\n" + sha.encode("ascii") + b"\r\n$1\r\n1\r\n"
         self._idle: list[Any] = []  # connected (or not yet connected) connections nobody is using
-        self._pid = os.getpid()
+        _LIVE.add(self)
         self._no_script = NoScriptError
         self._answered = ResponseError  # an error reply: the connection read it whole and can be used again
 
     def __call__(self, key: bytes, expected: bytes, new: bytes, ttl: int) -> Any:
         """The script's answer (1, or the value the key holds), or NOT_SENT when the server lacks the script."""
         idle = self._idle
-        if self._pid != os.getpid():  # forked: the kept sockets are the parent's
-            idle.clear()
-            self._pid = os.getpid()
         connection = idle.pop() if idle else self._pool.make_connection()
         ttl_text = b"%d" % ttl
         command = b"%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
