@@ -95,13 +95,15 @@ class RedisClusterStores(RedisStores):
         nodes, first_url = _parse(url)
         location = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in nodes)
         checked_pool(first_url, f"cluster {location}")  # every option's name and value
-        from redis.cluster import REDIS_ALLOWED_KEYS  # noqa: PLC0415 - what RedisCluster passes on to its nodes
+        import redis.cluster  # noqa: PLC0415
         from redis.connection import parse_url  # noqa: PLC0415
 
+        # What RedisCluster passes on to its nodes (a name of redis-py's module, so looked up with care)
+        allowed = getattr(redis.cluster, "REDIS_ALLOWED_KEYS", None)
         for option, value in parse_url(first_url).items():  # type: ignore[no-untyped-call]
             if option == "db" and value != 0:
                 raise ValueError(f"a Redis Cluster has only database 0, not {value}: {_FORM}")
-            if option not in REDIS_ALLOWED_KEYS:  # RedisCluster would drop it without a word
+            if allowed is not None and option not in allowed:  # RedisCluster would drop it without a word
                 raise ValueError(f"bad redis URL cluster {location}: the cluster client takes no option {option!r}")
 
         def connect() -> Any:
