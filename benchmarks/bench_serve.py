@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from timing import interleaved  # beside this script, not a package
+from timing import interleaved, side_by_side  # beside this script, not a package
 
 import toolguards as tg
 from toolguards.stores.redis import RedisStore, RedisStores
@@ -307,10 +307,16 @@ def main() -> int:
             line("POST /v1/events, memory store ÷ POST /v1/noop, same server",
                  interleaved(requests(memory, "/v1/noop", bodies), requests(memory, "/v1/events", bodies), rounds),
                  EVENTS_TARGET)
-            line("POST /v1/events, redis store ÷ a bare Redis GET + SET, same client",
-                 interleaved(get_set(bare, count), requests(over_redis, "/v1/events", bodies), rounds), REDIS_TARGET)
-            line("  the HTTP floor: POST /v1/noop ÷ a bare Redis GET + SET",
-                 interleaved(get_set(bare, count), requests(over_redis, "/v1/noop", bodies), rounds))
+            stages = side_by_side(get_set(bare, count), {
+                "events": requests(over_redis, "/v1/events", bodies),
+                "noop": requests(over_redis, "/v1/noop", bodies),
+                "memory events": requests(memory, "/v1/events", bodies),
+                "memory noop": requests(memory, "/v1/noop", bodies),
+            }, rounds)
+            line("POST /v1/events, redis store ÷ a bare Redis GET + SET, same client", stages["events"], REDIS_TARGET)
+            http, guard = stages["noop"], stages["memory events"] - stages["memory noop"]
+            print(f"    = HTTP {http:.2f} + guard {guard:.2f} + Redis {stages['events'] - http - guard:.2f}   (HTTP: "
+                  "POST /v1/noop; guard: /v1/events − /v1/noop, memory store; Redis: the rest)", flush=True)
             line(f"  batched: POST /v1/events of {BATCH} events, redis store, per event ÷ GET + SET",
                  interleaved(get_set(bare, len(batch) * BATCH), requests(over_redis, "/v1/events", batch), rounds))
 

@@ -41,8 +41,11 @@ def folder(tmp_path, monkeypatch):
     (["--token-file", "two"], 2,
      "the token file two must hold one token: printable ASCII without spaces, at most 4096 characters"),
     (["--token-file", "binary"], 2, "the token file binary must hold printable ASCII only"),
-    (["--idle-ttl", "60"], 2, "--idle-ttl applies to a redis:// store, not to memory"),
-    (["--store", "nosuch://x"], 2, "--store: unknown store 'nosuch://x' (known: memory:, sqlite:, mapping:, redis:, rediss:)"),
+    (["--idle-ttl", "60"], 2, "--idle-ttl applies to a redis:// or redis+cluster:// store, not to memory"),
+    (["--store", "nosuch://x"], 2, "--store: unknown store 'nosuch://x' (known: memory:, sqlite:, mapping:, redis:, rediss:, "
+     "redis+cluster:, rediss+cluster:)"),
+    (["--store", "redis+cluster://h:7000/3"], 2,
+     "--store: a Redis Cluster has only database 0, not '3': redis+cluster://HOST:PORT[,HOST:PORT…]"),
     (["--store", "redis://h:6379/x"], 2,
      "--store: the database of a Redis store URL is a number (redis://HOST:PORT/DB), not 'x'"),
     (["--store", "memory://somewhere"], 2,

@@ -161,7 +161,8 @@ def test_an_unbound_store_says_so(stores):
                                              "connection URL."),
     ("redis://:secret@h:6379/0?nosuch=1", "bad redis URL h:6379/0: unknown option 'nosuch'"),
     ("unix://redis.sock",
-     "unknown store 'unix://redis.sock' (known: memory:, sqlite:, mapping:, redis:, rediss:)"),
+     "unknown store 'unix://redis.sock' (known: memory:, sqlite:, mapping:, redis:, rediss:, redis+cluster:, "
+     "rediss+cluster:)"),
 ])
 def test_bad_urls(url, message):
     with pytest.raises(ValueError) as caught:

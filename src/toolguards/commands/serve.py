@@ -28,7 +28,9 @@ EPILOG = """endpoints:
 stores:
   memory                   this process only (the default)
   sqlite:///PATH           one file shared by the processes of this machine
-  redis://HOST:PORT/DB     one Redis database shared by every replica (rediss:// for TLS)"""
+  redis://HOST:PORT/DB     one Redis database shared by every replica (rediss:// for TLS)
+  redis+cluster://HOST:PORT[,HOST:PORT...]
+                           a Redis Cluster shared by every replica (rediss+cluster:// for TLS)"""
 
 
 def _whole(option: str, least: int, most: int | None = None) -> type[int]:

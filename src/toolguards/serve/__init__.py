@@ -45,6 +45,6 @@ from __future__ import annotations
 
 # Nothing is imported here: ``toolguards.serve.security`` is plain Python and must load without the ``serve`` extra
 # (the command checks its options before it imports the server stack). The parts: ``app`` (the Starlette application,
-# ``create_app``), ``service`` (``Service``: events in, decisions out), ``hooks`` (the hosts' hook events),
-# ``metrics``, ``security``, ``server``.
+# ``create_app``), ``fast_routes`` (its two hot endpoints in plain ASGI), ``service`` (``Service``: events in,
+# decisions out), ``hooks`` (the hosts' hook events), ``metrics``, ``security``, ``server``.
 __all__: list[str] = []

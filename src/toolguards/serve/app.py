@@ -2,8 +2,10 @@
 
 Each endpoint runs through one wrapper that checks the bearer token (when the service has one), reads the body up to
 the limit, turns a ``RequestError`` into its 4xx answer and anything unexpected into a 500 without a traceback (the
-traceback goes to the log), and counts the request and its latency. The guards run in the event loop's thread: a
-store call blocks the loop for its round trip, and a service scales by running more processes, not threads.
+traceback goes to the log), and counts the request and its latency. ``POST /v1/events`` and ``POST /v1/noop`` are
+answered the same way in plain ASGI before the request reaches Starlette (``toolguards.serve.fast_routes``). The
+guards run in the event loop's thread: a store call blocks the loop for its round trip, and a service scales by
+running more processes, not threads.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from . import host_routes
+from .fast_routes import FastRoutes
 from .metrics import CONTENT_TYPE
 from .security import DEFAULT_MAX_BODY
 from .service import RequestError, Service, encode_json
@@ -55,10 +58,10 @@ class _Gate:
         self._token = None if token is None else _digest(token)
         self.max_body = max_body
 
-    def check(self, request: Request) -> None:
+    def check(self, header: str | None) -> None:
+        """RequestError 401 unless the Authorization header's value carries the token (when the service has one)."""
         if self._token is None:
             return
-        header = request.headers.get("authorization")
         if header is None:
             raise RequestError(401, "missing bearer token: send the header `Authorization: Bearer <token>`")
         scheme, _, given = header.partition(" ")
@@ -67,24 +70,33 @@ class _Gate:
         if not hmac.compare_digest(_digest(given.strip()), self._token):
             raise RequestError(401, "wrong bearer token")
 
+    def declared(self, length: str | None) -> None:
+        """RequestError 413 when the Content-Length header's value is over the limit."""
+        if length is not None and length.isdigit() and int(length) > self.max_body:
+            raise self.over()
+
+    def over(self) -> RequestError:
+        """The error of a body over the limit."""
+        return RequestError(413, f"the body is over the limit of {self.max_body} bytes (--max-body)")
+
     async def body(self, request: Request) -> bytes:
+        self.declared(request.headers.get("content-length"))
         limit = self.max_body
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise RequestError(413, f"the body is over the limit of {limit} bytes (--max-body)")
         chunks = []
         size = 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise RequestError(413, f"the body is over the limit of {limit} bytes (--max-body)")
+                raise self.over()
             chunks.append(chunk)
         return b"".join(chunks)
 
 
-def create_app(service: Service, *, token: str | None = None, max_body: int = DEFAULT_MAX_BODY) -> Starlette:
+def create_app(
+    service: Service, *, token: str | None = None, max_body: int = DEFAULT_MAX_BODY, fast: bool = True
+) -> Any:
     """The application: ``POST /v1/events``, ``POST /hooks/HOST``, ``POST /v1/noop``, ``GET /healthz``,
-    ``GET /metrics``."""
+    ``GET /metrics``; ``fast`` answers the first and the third in plain ASGI (``toolguards.serve.fast_routes``)."""
     gate = _Gate(token, max_body)
     metrics = service.metrics
 
@@ -92,7 +104,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
         async def run(request: Request) -> Response:
             start = time.perf_counter()
             try:
-                gate.check(request)
+                gate.check(request.headers.get("authorization"))
                 response = await handler(request, await gate.body(request) if reads_body else b"")
             except RequestError as exc:
                 headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
@@ -147,4 +159,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = DE
         return _error(status, f"{request.method} {path}: HTTP {status}")
 
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {HTTPException: http_error}
-    return Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    if not fast:
+        return app
+    return FastRoutes(app, {"/v1/events": service.events, "/v1/noop": lambda body: b"{}"}, gate, metrics)

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
@@ -51,6 +52,8 @@ class Metrics:
                                  ["endpoint"], registry=registry, buckets=_LATENCY_BUCKETS)
         self._post_execute = self.events.labels("post-execute")
         self._accepted = self.decisions.labels("accept")
+        # (endpoint, status) → its request counter and its endpoint's histogram: labels() checks and locks each time
+        self._answered: dict[tuple[str, int], tuple[Any, Any]] = {}
 
     def post_execute(self, decision: PostToolDecision) -> None:
         """Count one post-execute event and what the guards added to it."""
@@ -74,8 +77,12 @@ class Metrics:
 
     def answered(self, endpoint: str, status: int, seconds: float) -> None:
         """Count one answered request and its latency."""
-        self.requests.labels(endpoint, str(status)).inc()
-        self.latency.labels(endpoint).observe(seconds)
+        children = self._answered.get((endpoint, status))
+        if children is None:
+            children = self.requests.labels(endpoint, str(status)), self.latency.labels(endpoint)
+            self._answered[endpoint, status] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def render(self) -> bytes:
         """Every metric in the Prometheus text format."""

@@ -14,7 +14,7 @@ import uvicorn
 
 from ..guardfile.loader import load
 from ..resources import default_guard_file
-from ..stores import open_stores
+from ..stores import open_stores, redis_cluster
 from ..stores import redis as redis_store
 from .app import create_app
 from .security import DEFAULT_MAX_BODY, SetupError
@@ -27,13 +27,14 @@ def _stores(url: str, namespace: str, idle_ttl: int | None) -> tuple[Any, str]:
     """The store factory a URL names, and how /healthz names it."""
     scheme = urlsplit(url).scheme if "://" in url else url
     try:
-        if scheme in redis_store.SCHEMES:
-            stores = redis_store.RedisStores.from_url(
+        if scheme in redis_store.SCHEMES or scheme in redis_cluster.SCHEMES:
+            kind = redis_cluster.RedisClusterStores if scheme in redis_cluster.SCHEMES else redis_store.RedisStores
+            stores = kind.from_url(
                 url, namespace=namespace, idle_ttl=redis_store.DEFAULT_IDLE_TTL if idle_ttl is None else idle_ttl
             )
-            return stores, f"redis at {stores.location}"
+            return stores, stores.name
         if idle_ttl is not None:
-            raise SetupError(f"--idle-ttl applies to a redis:// store, not to {scheme}")
+            raise SetupError(f"--idle-ttl applies to a redis:// or redis+cluster:// store, not to {scheme}")
         factory = open_stores(url)
     except ValueError as exc:
         raise SetupError(f"--store: {exc}") from None

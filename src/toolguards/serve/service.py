@@ -88,6 +88,7 @@ def _decision(decision: PostToolDecision) -> dict[str, Any]:
 
 
 _ACCEPTED: dict[str, Any] = {"decision": "accept", "contexts": [], "feedback": None}
+_ACCEPTED_JSON = encode_json(_ACCEPTED)  # the answer to most single events, encoded once
 
 
 class Service:
@@ -113,7 +114,8 @@ class Service:
             found = decode(1, data)
             if isinstance(found, list):
                 raise RequestError(400, "; ".join(found))
-            return encode_json(self._run(found))
+            answer = self._run(found)
+            return _ACCEPTED_JSON if answer is _ACCEPTED else encode_json(answer)
         raise RequestError(400, f"expected one event object or an array of events, not {json_type(data)}")
 
     def _records(self, data: list[Any]) -> list[Record]:

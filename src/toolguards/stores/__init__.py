@@ -8,7 +8,9 @@ Each store is one module of this package whose docstring is its reference; ``STO
 - ``mapping``: in a JSON mapping the host keeps and hands in around each call, e.g. in a LangGraph checkpoint
   (``toolguards.stores.mapping``);
 - ``redis://HOST:PORT/DB`` (``rediss://`` over TLS): one Redis database shared by many replicas on many machines
-  (``toolguards.stores.redis``; the client comes with the ``redis`` extra, imported only when such a store opens).
+  (``toolguards.stores.redis``; the client comes with the ``redis`` extra, imported only when such a store opens);
+- ``redis+cluster://HOST:PORT[,HOST:PORT…]`` (``rediss+cluster://`` over TLS): a Redis Cluster, each agent's state on
+  the master of its key's slot (``toolguards.stores.redis_cluster``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ STORES: Mapping[str, str] = MappingProxyType({
     "mapping": "toolguards.stores.mapping",
     "redis": "toolguards.stores.redis",
     "rediss": "toolguards.stores.redis",
+    "redis+cluster": "toolguards.stores.redis_cluster",
+    "rediss+cluster": "toolguards.stores.redis_cluster",
 })
 
 # The stores' classes, re-exported here and imported on first use.

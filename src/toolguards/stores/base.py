@@ -73,6 +73,9 @@ class StateStore(Protocol):
         ...
 
 
+#: Compact JSON, made once: ``json.dumps`` with any option but the defaults builds a new encoder on every call.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
 #: Makes the state store of one guard, given its id.
 StoreFactory = Callable[[str], StateStore]
 
@@ -105,7 +108,7 @@ class Envelopes:
 
     def dumps(self, state: Any) -> str:
         """The envelope of a state as compact JSON text."""
-        return json.dumps(self.wrap(state), separators=(",", ":"), allow_nan=False)
+        return _ENCODE(self.wrap(state))
 
     def unwrap(self, envelope: Any) -> Any:
         """The state in an envelope, or None for one this version must not read."""

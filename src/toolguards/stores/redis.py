@@ -14,7 +14,8 @@ their states where many processes on many machines see the same chains:
   the step was computed from, and otherwise answers the current value, from which the step is computed again. The
   store remembers the last value it wrote for each key (up to ``cache_size`` keys), so an agent whose calls reach the
   same process costs one round trip per update, and any other update two. Writers that keep losing the race for one
-  key wait a random, growing while (up to 10 ms) before they try again, so none of them starves;
+  key wait a random, growing while (up to 10 ms) before they try again, so none of them starves. The script's call is
+  packed by hand where it can be (``toolguards.stores.redis_fast``), the same command redis-py would send;
 - every write sets an idle expiry of ``idle_ttl`` seconds (7 days by default, as the SQLite store prunes): an agent
   untouched that long starts afresh, and Redis deletes its key by itself;
 - ``stable_digests`` is True: states hold 64-bit blake2b digests of argument text, equal in every process, not the
@@ -39,12 +40,10 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .base import Envelopes, StateType, Step, StoreError
-
-if TYPE_CHECKING:
-    import redis as redis_client
+from .redis_fast import NOT_SENT, FastScript, fast_script
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
@@ -86,7 +85,7 @@ end
 return 1
 """
 
-_DEFAULT_TIMEOUTS = {"socket_timeout": 1.0, "socket_connect_timeout": 0.5}
+_DEFAULT_TIMEOUTS: dict[str, Any] = {"socket_timeout": 1.0, "socket_connect_timeout": 0.5}
 
 
 
@@ -108,7 +107,7 @@ class RedisStores:
 
     def __init__(
         self,
-        client: redis_client.Redis,
+        client: Any,
         *,
         location: str,
         namespace: str = DEFAULT_NAMESPACE,
@@ -120,14 +119,22 @@ class RedisStores:
             raise ValueError(f"idle_ttl must be a whole number of seconds >= 1, not {idle_ttl!r}")
         if cache_size < 0:
             raise ValueError("cache_size must be >= 0")
+        #: the client (``redis.Redis``; for a cluster, ``RedisCluster`` once it is connected, None until then)
         self.client = client
         #: ``host:port/db``, for messages (never the password)
         self.location = location
+        #: how messages name the server
+        self.name = f"redis at {location}"
         self.namespace = namespace
         self.idle_ttl = idle_ttl
         self.retry_after = retry_after
         self.cache_size = cache_size
-        self._script = client.register_script(_COMPARE_AND_SET)
+        self._script: Any = None
+        #: the same script by the fast path (``toolguards.stores.redis_fast``), None where it does not apply
+        self.fast: FastScript | None = None
+        if client is not None:
+            self._script = client.register_script(_COMPARE_AND_SET)
+            self.fast = fast_script(client, self._script.sha)
         self._down_until = 0.0
         self._errors = _errors()
 
@@ -140,20 +147,8 @@ class RedisStores:
     ) -> RedisStores:
         """Connect (lazily: nothing is sent until a guard needs it) to the server a ``redis://`` URL names."""
         location = _location(url)
-        try:
-            import redis as redis_client  # noqa: PLC0415 - only a Redis store needs the client
-        except ImportError:
-            raise ValueError("the redis store needs the redis client: pip install 'toolguards[redis]'") from None
-        try:
-            pool = redis_client.ConnectionPool.from_url(url, retry=None, **_DEFAULT_TIMEOUTS)  # the URL's options win
-            pool.connection_class(**pool.connection_kwargs)  # checks every option now; it connects only when used
-        except (ValueError, TypeError) as exc:
-            import re  # noqa: PLC0415
-
-            unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
-            reason = f"unknown option {unknown[1]!r}" if unknown else str(exc)
-            raise ValueError(f"bad redis URL {location}: {reason}") from None
-        client = redis_client.Redis(connection_pool=pool)
+        redis_client = client_module()
+        client = redis_client.Redis(connection_pool=checked_pool(url, location))
         return cls(client, location=location, namespace=namespace, idle_ttl=idle_ttl)
 
     def __call__(self, guard: str) -> RedisStore:
@@ -176,18 +171,24 @@ class RedisStores:
 
     def close(self) -> None:
         """Close the client's connections."""
+        if self.fast is not None:
+            self.fast.close()
         self.client.close()
 
     def compare_and_set(self, key: bytes, expected: bytes, new: bytes) -> bytes | None:
         """Write ``new`` (b"" deletes) if the key still holds ``expected``; None when written, else what it holds."""
         if self._down_until and time.monotonic() < self._down_until:
             raise StoreError(f"redis at {self.location} failed less than {self.retry_after:g} s ago; not retried yet")
+        fast = self.fast
         try:
-            answer = self._script(keys=[key], args=[expected, new, self.idle_ttl])
+            answer = NOT_SENT if fast is None else fast(key, expected, new, self.idle_ttl)
+            if answer is NOT_SENT:
+                answer = self._script(keys=[key], args=[expected, new, self.idle_ttl])
         except self._errors as exc:
             self._failed()
             raise StoreError(f"redis at {self.location}: {type(exc).__name__}: {exc}") from None
-        self._down_until = 0.0
+        if self._down_until:
+            self._down_until = 0.0
         return None if answer == 1 else bytes(answer)
 
     def get(self, key: bytes) -> bytes:
@@ -223,7 +224,9 @@ class RedisStore:
         self.guard = guard
         self.state = state
         self._prefix = stores.key_prefix(guard)
-        self._written: dict[bytes, bytes] = {}  # key → the value this store last wrote there (LRU order)
+        # key → (the value this store last wrote there, its state), in LRU order; the state is kept so that the next
+        # update of the key needs no decoding (a state read back from its JSON equals the state, as tests check)
+        self._written: dict[bytes, tuple[bytes, Any]] = {}
         self._lock = threading.Lock()
         self._envelopes = Envelopes(self, state)
 
@@ -238,14 +241,16 @@ class RedisStore:
         """Run ``step`` on the agent's state and write the outcome by compare-and-set, again while others wrote."""
         key = self._prefix + _agent_key(agent)
         with self._lock:
-            expected = self._written.pop(key, b"")  # a guess: a key this store never wrote is taken to be absent
+            # a guess: a key this store never wrote is taken to be absent
+            expected, state = self._written.pop(key, None) or (b"", None)
+        envelopes = self._envelopes
         for attempt in range(MAX_ATTEMPTS):
-            new_state, result = step(self._envelopes.loads(expected) if expected else None)
-            new = b"" if new_state is None else self._envelopes.dumps(new_state).encode()
+            new_state, result = step(state)
+            new = b"" if new_state is None else envelopes.dumps(new_state).encode()
             current = self.stores.compare_and_set(key, expected, new)
             if current is None:
                 if new:
-                    self._remember(key, new)
+                    self._remember(key, new, new_state)
                 return result
             if attempt:
                 # Writers racing for one key in lockstep could starve one of them: wait a random while, longer each
@@ -255,13 +260,14 @@ class RedisStore:
                 time.sleep(random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt)))
                 current = self.stores.get(key)
             expected = current
-        raise StoreError(f"redis at {self.stores.location}: other writers changed the state of {agent!r} "
+            state = envelopes.loads(current) if current else None
+        raise StoreError(f"{self.stores.name}: other writers changed the state of {agent!r} "
                          f"{MAX_ATTEMPTS} times in a row; the update gave up")
 
-    def _remember(self, key: bytes, value: bytes) -> None:
+    def _remember(self, key: bytes, value: bytes, state: Any) -> None:
         written = self._written
         with self._lock:
-            written[key] = value
+            written[key] = (value, state)
             if len(written) > self.stores.cache_size:
                 del written[next(iter(written))]
 
@@ -291,6 +297,31 @@ def _location(url: str) -> str:
         raise ValueError(f"the database of a Redis store URL is a number (redis://HOST:PORT/DB), not {database!r}")
     host = parts.hostname or "localhost"
     return f"{host}:{port}/{database or 0}"
+
+
+def client_module() -> Any:
+    """The ``redis`` package; ValueError naming the extra where it is not installed."""
+    try:
+        import redis as redis_client  # noqa: PLC0415 - only a Redis store needs the client
+    except ImportError:
+        raise ValueError("the redis store needs the redis client: pip install 'toolguards[redis]'") from None
+    return redis_client
+
+
+def checked_pool(url: str, location: str) -> Any:
+    """The client's connection pool for a ``redis://`` URL, every option checked now (nothing connects until used);
+    ValueError naming ``location`` for a bad one."""
+    redis_client = client_module()
+    try:
+        pool = redis_client.ConnectionPool.from_url(url, retry=None, **_DEFAULT_TIMEOUTS)  # the URL's options win
+        pool.connection_class(**pool.connection_kwargs)
+    except (ValueError, TypeError) as exc:
+        import re  # noqa: PLC0415
+
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        reason = f"unknown option {unknown[1]!r}" if unknown else str(exc)
+        raise ValueError(f"bad redis URL {location}: {reason}") from None
+    return pool
 
 
 def _errors() -> tuple[type[Exception], ...]:
