@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 MAPPING_SOURCE = "<mapping>"
+#: What ``outcomes.tracker.pending_store_id`` adds to a guard id (a guard of that id would share its rows).
+OUTCOMES_SUFFIX = "#outcomes"
 
 #: Where each guard keeps its chains: a factory (guard id → store), or a store URL (``memory``, ``sqlite:///PATH``...).
 Stores = StoreFactory | str
@@ -217,6 +219,12 @@ def _duplicate_ids(display: str, document: PositionedDocument) -> list[Diagnosti
             problems.append(_problem(display, document, ("guards", index, "id"), message))
         else:
             first_index[guard_id] = index
+    for guard_id, index in first_index.items():
+        owner = first_index.get(guard_id.removesuffix(OUTCOMES_SUFFIX)) if guard_id.endswith(OUTCOMES_SUFFIX) else None
+        if owner is not None:
+            message = (f"guard id `{guard_id}` is taken: the reminders of guards[{owner}] wait for their outcomes "
+                       "under it (choose another id)")
+            problems.append(_problem(display, document, ("guards", index, "id"), message))
     return problems
 
 

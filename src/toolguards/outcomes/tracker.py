@@ -37,7 +37,7 @@ WAITING_LIMIT = 64
 
 def pending_store_id(guard_id: str) -> str:
     """The store id under which a guard's waiting reminders are kept (beside its chains, under ``guard_id``)."""
-    return f"{guard_id}#outcomes"
+    return f"{guard_id}#outcomes"  # the loader refuses a guard id that would be another guard's (OUTCOMES_SUFFIX)
 
 
 class _Reminded(NamedTuple):
