@@ -72,6 +72,11 @@ class Engine:
         self._followed = any(self.shadow) or any(tracker is not None for tracker in self._trackers)
         self._warn_once = WarnOnce()
 
+    def deliver_all(self) -> None:
+        """Take every guard out of shadow (``replay`` and ``report`` show what a delivering guard would say)."""
+        self.shadow = (0.0,) * len(self.guards)
+        self._followed = any(tracker is not None for tracker in self._trackers)
+
     def __repr__(self) -> str:
         ids = ", ".join(guard.id for guard in self.guards)
         return f"<Engine {self.source} locale={self.locale} guards=[{ids}]>"

@@ -1,5 +1,5 @@
-"""After the reminder, in recorded sessions: the reminders really delivered, their outcomes beside the guard's would-fire
-points as a control, and what the loops cost in tokens (and money, with a price table).
+"""After the reminder, in recorded sessions: the reminders really delivered, their outcomes beside the guard's
+would-fire points as a control, and what the loops cost in tokens (and money, with a price table).
 
 A ``Followup`` reads one session's feed (``replay.feed``: the calls with the guards' decisions, and the records in
 between) and gives its ``Followups``; those of many sessions add up (``merge``). ``toolguards replay --summary`` and

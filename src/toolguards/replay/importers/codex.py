@@ -35,8 +35,8 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
 - ``write_stdin`` calls are not counted unless ``ImportOptions.count_polls`` asks: Codex fires no hook for them (a
   poll of a running command, or input sent to it; the command's own ``exec_command`` call is reported once, when it
   ends), so by default replay sees what the live hook would see.
-- Every other record — ``turn_context`` (its model read), ``compacted``, ``world_state``, the other ``event_msg`` and ``response_item``
-  types (``reasoning``, ``message``, the server-side ``web_search_call``, ``tool_search_call``...), and a known record
+- Every other record — ``turn_context`` (its model read), ``compacted``, ``world_state``, the other ``event_msg``
+  and ``response_item`` types (``reasoning``, ``message``, the server-side ``web_search_call``, ``tool_search_call``...), and a known record
   whose fields have the wrong types — is a ``skipped`` record labelled ``<type>`` or ``<type>:<payload.type>``
   (``turn_context``, ``event_msg:token_count``, ``response_item:function_call``).
 
@@ -141,7 +141,7 @@ class _Reader:
                 self.pending.skip(line, _label(kind, payload))
             else:
                 self.total = total
-                self.spent(line, info.get("last_token_usage"))
+                self.spent(line, info.get("last_token_usage") if isinstance(info, dict) else None)
         elif kind in ("event_msg", "response_item"):
             self.pending.skip(line, _label(kind, payload))
         else:
