@@ -104,3 +104,23 @@ def test_the_reference_harness_logs_its_own_reminders(capsys):
         row("repeat-tool-reminder", "first", "todo_write", None, True, 1, 0, 1, 0, 2),
     ]
     assert found["cost"] is None
+
+
+def test_the_reports_section_and_the_json_summary_agree(tmp_path, capsys):
+    import re
+
+    config = guard_file(tmp_path, "[3, 5]")
+    found = document(capsys, "--config", config, str(CLAUDE), str(CODEX), str(GEMINI))
+    page = tmp_path / "page.html"
+    assert main(["report", "--config", config, "-o", str(page), str(CLAUDE), str(CODEX), str(GEMINI)]) == 0
+    html = page.read_text(encoding="utf-8")
+    section = html[html.index('<section id="after">'):html.index("</section>", html.index('<section id="after">'))]
+    shown = []
+    for cells in re.findall(r"<tr data-guard=.*?</tr>", section):
+        texts = re.findall(r"<td[^>]*>(.*?)</td>", cells)
+        shown.append([texts[0], texts[1], texts[2], texts[3] or None, texts[4] == "yes", int(texts[5]),
+                      *(int(text.split("/")[0]) for text in texts[6:9]), int(texts[9])])
+    assert shown == [[row[key] for key in ("guard", "template", "tool", "model", "delivered", "reminders", "changed",
+                                           "repeated", "ended", "followed")] for row in found["outcomes"]]
+    tokens = found["cost"]["tokens_in_loops"]
+    assert f'data-tokens="in_loops">{tokens["input"]} / {tokens["output"]}<' in section

@@ -28,8 +28,9 @@ with N parallel calls is N ``assistant`` lines sharing ``message.id`` (its resul
 - ``summary``, ``system``, ``file-history-snapshot``, ``queue-operation``, ``permission-mode``, other
   ``attachment``s, ``last-prompt`` and other ``progress`` entries say nothing a guard needs and pass in silence. An
   entry of a type not listed here (Claude Code adds some every few releases), or a ``user``/``assistant`` entry or
-  block in a shape this importer does not know, is a ``skipped`` record: counted, and an error only with ``--strict``. A line that is not a
-  JSON object with a string ``type`` is an error of its line. The blocks are read as ``_blocks`` documents them.
+  block in a shape this importer does not know, is a ``skipped`` record: counted, and an error only with
+  ``--strict``. A line that is not a JSON object with a string ``type`` is an error of its line. The blocks are read
+  as ``_blocks`` documents them.
 
 Agents: the main thread is labelled with the entries' ``sessionId`` (the file name without its extension when there
 is none), so a file holding a resumed session's entries under two ids replays them as two agents, as the reference

@@ -37,8 +37,9 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
   ends), so by default replay sees what the live hook would see.
 - Every other record — ``turn_context`` (its model read), ``compacted``, ``world_state``, the other ``event_msg``
   and ``response_item`` types (``reasoning``, ``message``, the server-side ``web_search_call``,
-  ``tool_search_call``...), and a known record whose fields have the wrong types — is a ``skipped`` record labelled ``<type>`` or ``<type>:<payload.type>``
-  (``turn_context``, ``event_msg:task_started``, ``response_item:function_call``).
+  ``tool_search_call``...), and a known record whose fields have the wrong types — is a ``skipped`` record
+  labelled ``<type>`` or ``<type>:<payload.type>`` (``turn_context``, ``event_msg:task_started``,
+  ``response_item:function_call``).
 
 A forked thread's rollout starts with its own ``session_meta`` and then repeats the history it was forked from,
 ``session_meta`` and all, with no mark where the copy ends: the copied calls replay under the thread they came from,
