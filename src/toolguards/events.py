@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
-__all__ = ["ContextEntry", "PostToolDecision", "Reminder", "ToolCall", "ToolEvent"]
+__all__ = ["OUTCOMES", "ContextEntry", "OutcomeKind", "PostToolDecision", "Reminder", "ReminderOutcome", "ToolCall",
+           "ToolEvent"]
 
 
 class ToolCall(Protocol):
@@ -72,6 +73,34 @@ class Reminder:
         """The facts as a JSON-ready mapping, in a fixed key order."""
         return {"guard": self.guard, "kind": self.kind, "tool": self.tool, "count": self.count,
                 "template": self.template}
+
+
+#: What an agent did after a reminder: its next tracked call was ``changed`` (another call: the run ended) or
+#: ``repeated`` (the identical call again), or the run ``ended`` with no further tracked call (a new user prompt, the
+#: agent forgotten, the session over).
+OutcomeKind = Literal["changed", "repeated", "ended"]
+OUTCOMES: tuple[OutcomeKind, ...] = ("changed", "repeated", "ended")
+
+
+@dataclass(frozen=True)
+class ReminderOutcome:
+    """What followed one reminder, known once the run it belongs to has ended (``toolguards.outcomes``).
+
+    ``followed`` counts the identical calls that came after the reminder before the run ended (0 unless
+    ``repeated``); ``delivered`` is False for a reminder a guard in shadow withheld; ``agent`` is the agent's key
+    where it is a string (None for a live agent object).
+    """
+
+    reminder: Reminder
+    outcome: OutcomeKind
+    followed: int
+    delivered: bool
+    agent: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as a JSON-ready mapping, in a fixed key order (one line of an outcome log)."""
+        return {**self.reminder.metadata(), "outcome": self.outcome, "followed": self.followed,
+                "delivered": self.delivered, "agent": self.agent}
 
 
 @dataclass(frozen=True, eq=True)

@@ -35,6 +35,7 @@ __all__ = [
     "Guard",
     "GuardKind",
     "PlainKind",
+    "RemindsOfOneCall",
     "TemplateSlot",
     "TemplateUse",
     "call_ids_from_json",
@@ -106,6 +107,18 @@ class Guard(Protocol):
 
     def forget(self, agent: Any) -> None:
         """The host disposed of the agent."""
+        ...
+
+
+@runtime_checkable
+class RemindsOfOneCall(Protocol):
+    """A guard whose reminders are about one repeated call (``repeat-tool-reminder``): the engine can follow each to
+    its outcome (``toolguards.outcomes``)."""
+
+    id: str
+
+    def tracks(self, tool: str) -> bool:
+        """Whether the guard's chain counts calls of this tool (untracked calls are transparent to it)."""
         ...
 
 

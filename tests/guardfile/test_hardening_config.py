@@ -225,8 +225,8 @@ REGRESSIONS = [
      ['g.yaml:1:1: top level: the key "\\udfff" holds a lone surrogate, which is not a character']),
     ('templateDirs: ["' + "a" * 5000 + '"]\nguards: []\n', ["TOO_LONG"]),
     ("a: &x 1\nb: &x 2\nguards: []\n",  # a redefined anchor is legal YAML
-     ["g.yaml:1:1: a: unknown key `a` (expected one of: `version`, `locale`, `templateDirs`, `guards`)",
-      "g.yaml:2:1: b: unknown key `b` (expected one of: `version`, `locale`, `templateDirs`, `guards`)"]),
+     ["g.yaml:1:1: a: unknown key `a` (expected one of: `version`, `locale`, `templateDirs`, `guards`, `outcomes`, `prices`)",
+      "g.yaml:2:1: b: unknown key `b` (expected one of: `version`, `locale`, `templateDirs`, `guards`, `outcomes`, `prices`)"]),
     ("%YAML 1.1\n---\nversion: 1e3\nguards: []\n",  # ruamel warns of a YAML 1.1 float without a dot
      ["g.yaml:3:10: version: must be 1, not 1000.0 (the only format version)"]),
 ]

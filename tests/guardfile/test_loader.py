@@ -64,10 +64,10 @@ PREVIEW = "must be an integer >= 1"
           "did you mean `thresholds`?"]),
         ("guards: []\nlocal: en\n",
          ["g.yaml:2:1: local: unknown key `local` (expected one of: `version`, `locale`, `templateDirs`, "
-          "`guards`); did you mean `locale`?"]),
+          "`guards`, `outcomes`, `prices`); did you mean `locale`?"]),
         ("guards:\n  - id: repeat-tool-reminder\n    nmae: x\n",
-         ["g.yaml:3:5: guards[0].nmae: unknown key `nmae` (expected one of: `id`, `name`, `kind`, `config`); "
-          "did you mean `name`?"]),
+         ["g.yaml:3:5: guards[0].nmae: unknown key `nmae` (expected one of: `id`, `name`, `kind`, `config`, "
+          "`shadow`); did you mean `name`?"]),
         (config("templates: {frist: x.j2}"),
          ["g.yaml:4:19: guards[0].config.templates.frist: unknown key `frist` (expected one of: `first`, "
           "`detailed`, `truncated`); did you mean `first`?"]),
@@ -102,7 +102,7 @@ PREVIEW = "must be an integer >= 1"
         (b"guards: []\nname: caf\xe9\n", ["g.yaml:2:10: the file is not UTF-8 text (byte 0xe9)"]),
         ("a: &x [*x]\n", ["g.yaml:1:4: top level: a recursive alias is not allowed"]),
         ("base: &b {thresholds: [3]}\nguards:\n  - id: repeat-tool-reminder\n    config:\n      <<: *b\n",
-         ["g.yaml:1:1: base: unknown key `base` (expected one of: `version`, `locale`, `templateDirs`, `guards`)",
+         ["g.yaml:1:1: base: unknown key `base` (expected one of: `version`, `locale`, `templateDirs`, `guards`, `outcomes`, `prices`)",
           "g.yaml:5:7: guards[0].config: YAML merge keys (`<<`) are not supported: write the keys out"]),
         ("guards: []\nlocale: !!binary aGVsbG8=\n", ["g.yaml:2:9: locale: unsupported YAML tag `tag:yaml.org,2002:binary`"]),
         # what only Python can check
@@ -214,7 +214,7 @@ def test_from_mapping_same_checks_with_json_paths():
     with pytest.raises(tg.ConfigError) as caught:
         tg.from_mapping({"guards": [{"id": "repeat-tool-reminder", "config": {"threshold": [3]}}], "extra": 1})
     assert [str(d) for d in caught.value.diagnostics] == [
-        "<mapping>: extra: unknown key `extra` (expected one of: `version`, `locale`, `templateDirs`, `guards`)",
+        "<mapping>: extra: unknown key `extra` (expected one of: `version`, `locale`, `templateDirs`, `guards`, `outcomes`, `prices`)",
         f"<mapping>: guards[0].config.threshold: unknown key `threshold` (expected one of: {CONFIG_KEYS}); "
         "did you mean `thresholds`?",
     ]

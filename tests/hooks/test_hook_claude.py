@@ -201,7 +201,8 @@ def test_a_damaged_state_file_is_moved_aside_and_the_session_starts_afresh(tmp_p
 ])
 def test_usage_errors_exit_0_with_one_line(args, message):
     done = subprocess.run([str(TOOLGUARDS), "hook", *args], input="{}", capture_output=True, text=True, timeout=60)
-    usage = "usage: toolguards hook {claude,codex,gemini,cursor} [--config PATH] [--locale LOC] [--state-dir DIR]"
+    usage = ("usage: toolguards hook {claude,codex,gemini,cursor} [--config PATH] [--locale LOC] [--state-dir DIR] "
+             "[--outcome-log FILE]")
     assert (done.returncode, done.stdout, done.stderr) == (0, "", f"toolguards hook: {message} ({usage})\n")
 
 

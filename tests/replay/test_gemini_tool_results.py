@@ -38,8 +38,13 @@ def test_the_real_recording_reads_five_calls_and_only_the_real_prompts():
     found = records(CHAT.read_text(encoding="utf-8"), CHAT.name)
     prompts = [record for record in found if record.kind == "pre-step"]
     calls = [record for record in found if record.kind == "post-execute"]
-    # the session context Gemini CLI sends first, the user's prompt, and its own "Potential loop detected" turn
-    assert len(prompts) == 3
+    # the session context Gemini CLI sends first and the user's prompt; its own "Potential loop detected" turn is its
+    # nudge, not a prompt (it runs no BeforeAgent hook for it), and the hook's two reminders were taken off the results
+    assert len(prompts) == 2
+    notes = [(record.source["kind"], record.text[:32]) for record in found if record.kind == "recorded-reminder"]
+    assert notes == [("hook", FIRST[:32]), ("hook", "Repeated tool call detected:\n- t"),
+                     ("host", "System: Potential loop detected.")]
+    assert not any("<hook_context>" in str(call.result) for call in calls)
     assert [(call.tool, call.arguments["command"]) for call in calls] == [
         ("run_shell_command", "cat smoke-result.txt"), *[("run_shell_command", "echo smoke check failed")] * 4]
     assert calls[0].result.startswith("<untrusted_context>\nOutput: cat: smoke-result.txt: No such file")

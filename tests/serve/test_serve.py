@@ -203,6 +203,9 @@ def test_healthz_and_metrics(server):
         'toolguards_events_total{type="pre-step"}': 1.0,
         'toolguards_decisions_total{decision="accept"}': 3.0,
         'toolguards_reminders_total{guard="repeat-tool-reminder",template="first"}': 1.0,
+        # the new prompt ended the run: no call followed the reminder
+        'toolguards_reminder_outcomes_total{delivered="true",guard="repeat-tool-reminder",outcome="ended",'
+        'template="first"}': 1.0,
         'toolguards_requests_total{endpoint="/metrics",status="200"}': 1.0,
         'toolguards_requests_total{endpoint="/v1/events",status="200"}': 1.0,
         'toolguards_requests_total{endpoint="/healthz",status="200"}': 1.0,

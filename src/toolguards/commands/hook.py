@@ -1,4 +1,5 @@
-"""``toolguards hook HOST [--config PATH] [--locale LOC] [--state-dir DIR]``: run as a coding agent's command hook.
+"""``toolguards hook HOST [--config PATH] [--locale LOC] [--state-dir DIR] [--outcome-log FILE]``: run as a coding
+agent's command hook.
 
 Reads one hook event on stdin and prints the reminders for the model on stdout, if there are any, in the host's own
 format (``toolguards.hooks``: one module per host). It always exits 0, even on a usage error: any failure prints
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 HELP = "run as a coding agent's hook: read one event on stdin, print reminders for the model (always exits 0)"
 
-USAGE = f"toolguards hook {{{','.join(HOSTS)}}} [--config PATH] [--locale LOC] [--state-dir DIR]"
+USAGE = (f"toolguards hook {{{','.join(HOSTS)}}} [--config PATH] [--locale LOC] [--state-dir DIR] "
+         "[--outcome-log FILE]")
 EPILOG = """hosts:
   claude            Claude Code (and VS Code's agent hooks): PostToolUse, PostToolUseFailure, PostToolBatch,
                     UserPromptSubmit
@@ -38,11 +40,13 @@ registration (exit 0 done, 1 failed, 2 usage error):
   toolguards hook install HOST [--scope project|user] [--config PATH] [--dry-run] ...
   toolguards hook uninstall HOST [--scope project|user] [--config PATH] [--dry-run] ..."""
 
-_OPTIONS = {"--config": "config", "--locale": "locale", "--state-dir": "state_dir"}
+_OPTIONS = {"--config": "config", "--locale": "locale", "--state-dir": "state_dir", "--outcome-log": "outcome_log"}
 _HELP = {
     "--config": ("PATH", "guard file (default: the shipped repeat-tool-reminder)"),
     "--locale": ("LOC", "reminder language (default: the guard file's)"),
     "--state-dir": ("DIR", "folder of the state file (default: the user's cache folder + toolguards)"),
+    "--outcome-log": ("FILE", "append one JSON line per resolved reminder outcome (default: the guard file's "
+                              "outcomes.log, if any)"),
 }
 _REGISTRATION = ("install", "uninstall")
 
@@ -70,11 +74,12 @@ def _options() -> argparse.ArgumentParser:
 
 
 def read_options(argv: Sequence[str]) -> dict[str, str | None]:
-    """The host and options of a hook command line (``host``, ``config``, ``locale``, ``state_dir``); _UsageError."""
+    """The host and options of a hook command line (``host``, ``config``, ``locale``, ``state_dir``,
+    ``outcome_log``); _UsageError."""
     found = _fast(argv)
     if found is None:
         found = dict(vars(_options().parse_args(argv)))
-    for dest in ("config", "state_dir"):
+    for dest in ("config", "state_dir", "outcome_log"):
         if found[dest] == "":
             raise _UsageError(f"argument --{dest.replace('_', '-')}: expected a path, not an empty string")
     return found
@@ -84,7 +89,8 @@ def _fast(argv: Sequence[str]) -> dict[str, str | None] | None:
     """The common, well-formed command line read without argparse; None for anything else (argparse decides)."""
     if not argv or argv[0] not in HOSTS:
         return None
-    found: dict[str, str | None] = {"host": argv[0], "config": None, "locale": None, "state_dir": None}
+    found: dict[str, str | None] = {"host": argv[0], "config": None, "locale": None, "state_dir": None,
+                                    "outcome_log": None}
     index = 1
     while index < len(argv):
         option, equals, value = argv[index].partition("=")
@@ -187,4 +193,5 @@ def _handle(host: str, payload: bytes, options: dict[str, str | None]) -> tuple[
         return "", ()
     from ..hooks.command import run_event  # noqa: PLC0415 - the engine's imports, only for an event that counts
 
-    return run_event(host, event, config=options["config"], locale=options["locale"], state_dir=options["state_dir"])
+    return run_event(host, event, config=options["config"], locale=options["locale"], state_dir=options["state_dir"],
+                     outcome_log=options["outcome_log"])

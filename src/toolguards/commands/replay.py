@@ -11,6 +11,7 @@ problem, or a --check disagreement; 2 a usage error.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass
 from functools import partial
@@ -18,15 +19,18 @@ from typing import TextIO
 
 from ..engine import Engine
 from ..guardfile.diagnostics import ConfigError
+from ..guardfile.prices import NO_PRICES
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..replay.batch import cores, expand_inputs, run_each
+from ..replay.delivered import Followups
 from ..replay.files import Settings, Worker, direct_worker, replay_file
 from ..replay.printing import summary_text, totals_line
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..replay.stats import Totals
+from ..replay.summary import followup_text, summary_document
 from ..resources import default_guard_file
-from .sessions import UsageError, add_input_arguments
+from .sessions import UsageError, add_input_arguments, price_table
 
 HELP = "replay recorded agent sessions through the guards and show which reminders would fire"
 EPILOG = (
@@ -42,8 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
     add("--locale", metavar="LOC", help="reminder locale (default: the guard file's, else en)")
-    add("--format", choices=("text", "jsonl"), default="text",
-        help="text: each reminder as the model reads it, then a summary; jsonl: one object per tool call")
+    add("--format", choices=("text", "jsonl", "json"), default="text",
+        help="text: each reminder as the model reads it, then a summary; jsonl: one object per tool call; json: the "
+             "summary (with the outcomes after the reminders and the loops' cost) as one JSON document")
     add("--summary", action="store_true",
         help="per tool: runs of identical calls, reminders per threshold, advice; and the records not read, by type")
     add("--compare", metavar="OTHER", help="replay under a second guard file too and show where the two differ")
@@ -67,14 +72,19 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     if args.check and args.compare:
         raise UsageError("--check and --compare do not go together")
-    if args.check and args.format == "jsonl":
-        raise UsageError("--check prints its own report; leave out --format jsonl")
+    if args.check and args.format in ("jsonl", "json"):
+        raise UsageError(f"--check prints its own report; leave out --format {args.format}")
+    if args.compare and args.format == "json":
+        raise UsageError("--format json summarizes one guard file; leave out --compare")
+    summary = args.summary or args.format == "json"
+    prices = price_table(args.prices, args.config) if summary else NO_PRICES
     reading = Reading(args.input_format, ImportOptions(count_polls=args.count_polls), args.strict, args.skip_bad_lines)
     settings = Settings(args.config, args.compare, args.locale, reading, args.format == "jsonl", args.check,
-                         args.summary)
+                        summary, prices, args.format == "json")
     engines = settings.engines()  # a bad config fails before any input is opened
     paths, problems = expand_inputs(args.inputs)
-    totals = Totals(runs=args.summary)
+    totals = Totals(runs=summary)
+    followups = Followups()
     for problem in problems:
         print(problem, file=sys.stderr)
         totals.failed += 1
@@ -92,10 +102,14 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             out.flush()
             result.err.copy_to(sys.stderr.write)
         totals.merge(result.totals)
+        followups.merge(result.followups)
         compared.other += result.other_reminders
         compared.differ += result.differ
         status = status or result.status
-    _finish(args, out, totals, compared, _first_threshold(engines[0]))
+    if args.format == "json":
+        out.write(json.dumps(summary_document(totals, followups), ensure_ascii=False, indent=2) + "\n")
+        return status
+    _finish(args, out, totals, compared, _first_threshold(engines[0]), followups)
     return status
 
 
@@ -114,14 +128,16 @@ def _utf8(stream: TextIO) -> TextIO:
     return stream
 
 
-def _finish(
-    args: argparse.Namespace, out: TextIO, totals: Totals, compared: _Compared, first_threshold: int | None
+def _finish(  # noqa: PLR0917 - private, called once
+    args: argparse.Namespace, out: TextIO, totals: Totals, compared: _Compared, first_threshold: int | None,
+    followups: Followups,
 ) -> None:
     # With jsonl or --check, stdout belongs to the machine-readable output: the summary goes to stderr.
     sink = sys.stderr if args.format == "jsonl" or args.check else out
     out.flush()
     if args.summary:
         sink.write(summary_text(totals, first_threshold))
+        sink.write(followup_text(followups))
     elif args.format == "text" and not args.check:
         sink.write(totals_line(totals) + "\n")
     if args.compare and args.format == "text":

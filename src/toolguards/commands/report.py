@@ -19,7 +19,7 @@ from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..report import Analyser, Job, Problem, Report, locales, render_page, resolve_page_locale, setup, work
-from .sessions import UsageError, add_input_arguments
+from .sessions import UsageError, add_input_arguments, price_table
 
 HELP = "turn recorded sessions into one self-contained HTML page of runs, thresholds and what-ifs"
 EPILOG = (
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     reading = Reading(args.input_format, ImportOptions(count_polls=args.count_polls), args.strict, args.skip_bad_lines)
-    job = Job(args.config, args.compare, args.locale, reading)
+    job = Job(args.config, args.compare, args.locale, reading, price_table(args.prices, args.config))
     analyser = setup(job)  # a bad guard file fails before any input is opened
     locale = _locale(args.locale, analyser.engines[0].locale)
     paths, problems = expand_inputs(args.inputs)

@@ -64,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token-file", metavar="F", help="file holding the bearer token every request must carry")
     parser.add_argument("--max-body", metavar="BYTES", type=_whole("--max-body", 1), default=DEFAULT_MAX_BODY,
                         help=f"largest request body (default {DEFAULT_MAX_BODY}: room for a 256 KB write_file)")
+    parser.add_argument("--outcome-log", metavar="FILE",
+                        help="append one JSON line per resolved reminder outcome (default: the guard file's "
+                             "outcomes.log, if any)")
     parser.add_argument("--idle-ttl", metavar="SECONDS", type=_whole("--idle-ttl", 1), default=None,
                         help="redis store: drop an agent's chains after this long untouched (default 604800, 7 days)")
 
@@ -93,7 +96,8 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str | None) -> 
     except ImportError as exc:
         return _fail(f"needs the serve extra ({exc.name} is missing): pip install 'toolguards[serve]'", 1)
     try:
-        service = open_service(args.config, locale=args.locale, store=args.store, idle_ttl=args.idle_ttl)
+        service = open_service(args.config, locale=args.locale, store=args.store, idle_ttl=args.idle_ttl,
+                               outcome_log=args.outcome_log)
     except SetupError as exc:
         return _fail(str(exc), 2)
     except ConfigError as exc:

@@ -4,10 +4,15 @@ many processes. Each command adds its own options beside these."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from ..guardfile.loader import check_bytes
+from ..guardfile.prices import PriceTable, load_prices
+from ..guardfile.reading import read_guard_file
 from ..replay.importers import FORMATS
+from ..resources import default_guard_file
 
-__all__ = ["UsageError", "add_input_arguments", "positive"]
+__all__ = ["UsageError", "add_input_arguments", "positive", "price_table"]
 
 
 class UsageError(Exception):
@@ -27,9 +32,21 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, result: str, counted
         help=f"a record of a known format that its importer does not read is an error, not a count {counted}")
     add("--count-polls", action="store_true",
         help="Codex: count write_stdin polls of a running command, which the live hook never sees")
+    add("--prices", metavar="FILE",
+        help="YAML price table (model-name pattern: {input, output} US dollars per million tokens) for the loops' "
+             "cost (default: the guard file's prices, if any)")
     add("--jobs", type=positive, metavar="N",
         help=f"read files in N processes (default: the number of cores, at most the number of files); {result} is "
              "the same as with --jobs 1")
+
+
+def price_table(option: str | None, config: str | None) -> PriceTable:
+    """The ``--prices`` file's table, else the guard file's ``prices`` (none: an empty table); ConfigError for either
+    file's problems."""
+    if option is not None:
+        return load_prices(option)
+    path = Path(config) if config is not None else default_guard_file()
+    return check_bytes(str(path), read_guard_file(str(path), path), path.resolve().parent).guard_file.prices
 
 
 def positive(text: str) -> int:

@@ -22,7 +22,7 @@ from .diagnostics import Diagnostic, format_json_path
 from .document import JsonPath, Position, PositionedDocument
 from .schema import build_schema
 
-__all__ = ["builtin_schema", "kinds_schema", "schema_diagnostics"]
+__all__ = ["builtin_schema", "document_diagnostics", "kinds_schema", "schema_diagnostics"]
 
 _TYPE_NAMES = {
     "object": "a mapping",
@@ -155,7 +155,19 @@ def schema_diagnostics(
 ) -> list[tuple[JsonPath, Diagnostic]]:
     """Every schema problem of ``document`` (a file of guards of these kinds) as (JSON path, positioned diagnostic),
     each once."""
-    validator = _validator(kinds)
+    return _diagnostics(display, document, _validator(kinds))
+
+
+def document_diagnostics(
+    display: str, document: PositionedDocument, schema: Mapping[str, Any]
+) -> list[tuple[JsonPath, Diagnostic]]:
+    """Every problem of ``document`` against another schema of ours (a ``--prices`` file's), worded and placed alike."""
+    return _diagnostics(display, document, Draft202012Validator(schema))
+
+
+def _diagnostics(
+    display: str, document: PositionedDocument, validator: Draft202012Validator
+) -> list[tuple[JsonPath, Diagnostic]]:
     seen: set[Diagnostic] = set()
     found: list[tuple[JsonPath, Diagnostic]] = []
     for error in _flatten(validator.iter_errors(document.data)):

@@ -26,10 +26,11 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import __version__
-from ..engine import Engine, FailureCallback, build_engine
+from ..engine import Engine, FailureCallback, build_engine, outcome_callback
 from .reading import MAX_BYTES, MAX_TEMPLATE_BYTES, FileRefused, read_guard_file, read_small_file
 
 try:  # as in toolguards.guard: blake2b without loading OpenSSL
@@ -40,13 +41,14 @@ except ImportError:
 if TYPE_CHECKING:
     from jinja2 import Environment, Template
 
+    from ..outcomes.tracker import OutcomeCallback
     from ..stores import StoreFactory
     from .loader import CheckedFile
 
-__all__ = ["FORMAT", "cached_engine", "compile_checked"]
+__all__ = ["FORMAT", "Following", "cached_engine", "compile_checked"]
 
 #: The layout of a cache entry: raised whenever it changes, so that older entries are rebuilt.
-FORMAT = 1
+FORMAT = 2
 #: The largest cache entry read back (one holds a guard file and its templates' sources, each bounded).
 _MAX_ENTRY_BYTES = 16 * 1024 * 1024
 
@@ -128,7 +130,23 @@ def _fresh(entry: Mapping[str, Any], key: Mapping[str, Any], raw: bytes) -> bool
     return bool(_locales(roots) == entry["locales"])
 
 
-def _engine_of(entry: Mapping[str, Any], stores: StoreFactory, on_failure: FailureCallback | None) -> Engine:
+@dataclass(frozen=True)
+class Following:
+    """What a hook or a service asks of outcomes beyond the guard file: a callback, an outcome log that replaces the
+    file's own (``--outcome-log``), and the prefix of agent keys for the shadow split (a hook's
+    ``<host>:<session>:``)."""
+
+    on_outcome: OutcomeCallback | None = None
+    log: str | None = None
+    split_prefix: str = ""
+
+
+_NOT_FOLLOWING = Following()
+
+
+def _engine_of(
+    entry: Mapping[str, Any], stores: StoreFactory, on_failure: FailureCallback | None, following: Following
+) -> Engine:
     from ..kinds import BUILTIN_KINDS  # noqa: PLC0415 - the built-in kinds only: no entry-point scan
 
     sources = _Sources(entry["sources"])
@@ -137,7 +155,10 @@ def _engine_of(entry: Mapping[str, Any], stores: StoreFactory, on_failure: Failu
         kind = BUILTIN_KINDS[guard["kind"]]
         slots = {key: cast("Template", _LazyTemplate(sources, name)) for key, name in guard["templates"].items()}
         guards.append((kind, guard["id"], kind.parse(guard["config"]), slots))
-    return build_engine(entry["source"], entry["locale"], guards, stores, on_failure)
+    log = following.log or entry["outcomeLog"]
+    return build_engine(entry["source"], entry["locale"], guards, stores, on_failure,
+                        shadow=[guard["shadow"] for guard in entry["guards"]],
+                        on_outcome=outcome_callback(log, following.on_outcome), split_prefix=following.split_prefix)
 
 
 def cached_engine(
@@ -147,6 +168,7 @@ def cached_engine(
     cache_dir: str | os.PathLike[str],
     stores: StoreFactory,
     on_failure: FailureCallback | None = None,
+    following: Following = _NOT_FOLLOWING,
 ) -> Engine:
     """The engine ``load(path, ...)`` gives (``load_default`` for None), from a fresh cache entry when there is one;
     ConfigError, as ``load`` raises it, for a file with problems (which is never cached)."""
@@ -159,14 +181,14 @@ def cached_engine(
     try:
         entry = json.loads(_read(entry_path, _MAX_ENTRY_BYTES))
         if isinstance(entry, dict) and _fresh(entry, key, _read(entry["file"])):
-            return _engine_of(entry, stores, on_failure)
+            return _engine_of(entry, stores, on_failure, following)
     except Exception:  # a missing, stale or damaged entry is rebuilt below, never trusted
         pass
     if path is None:
         from ..resources import default_guard_file  # noqa: PLC0415
 
         path = default_guard_file()
-    return _rebuild(os.fspath(path), key, entry_path, locale, stores, on_failure)
+    return _rebuild(os.fspath(path), key, entry_path, locale, stores, on_failure, following)
 
 
 def _rebuild(  # noqa: PLR0917 - private, called once
@@ -176,6 +198,7 @@ def _rebuild(  # noqa: PLR0917 - private, called once
     locale: str | None,
     stores: StoreFactory,
     on_failure: FailureCallback | None,
+    following: Following,
 ) -> Engine:
     from .loader import check_bytes, engine_of  # noqa: PLC0415 - the full loader only on a miss
 
@@ -184,9 +207,15 @@ def _rebuild(  # noqa: PLR0917 - private, called once
     checked = check_bytes(display, raw, os.path.dirname(real), locale)
     entry = compile_checked(checked, raw, key, real)
     if entry is None:
-        return engine_of(checked, stores=stores, on_failure=on_failure)
+        if following.log is not None:  # the flag's log replaces the file's
+            from dataclasses import replace  # noqa: PLC0415
+            from pathlib import Path  # noqa: PLC0415
+
+            checked = replace(checked, guard_file=replace(checked.guard_file, outcome_log=Path(following.log)))
+        return engine_of(checked, stores=stores, on_failure=on_failure, on_outcome=following.on_outcome,
+                         split_prefix=following.split_prefix)
     _write(entry_path, entry)
-    return _engine_of(entry, stores, on_failure)
+    return _engine_of(entry, stores, on_failure, following)
 
 
 def _write(path: str, entry: Mapping[str, Any]) -> None:
@@ -233,6 +262,7 @@ def compile_checked(
             "kind": spec.kind,
             "config": checked.data["guards"][spec.index].get("config") or {},
             "templates": {key: template.name for key, template in slots.items()},
+            "shadow": spec.shadow,
         })
     entry = {
         "key": dict(cache_key),
@@ -245,6 +275,7 @@ def compile_checked(
         "source": guard_file.source,
         "locale": checked.templates.locale,
         "guards": guards,
+        "outcomeLog": None if guard_file.outcome_log is None else str(guard_file.outcome_log),
         "sources": found.sources,
     }
     try:

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..guard import GuardKind
+from .prices import NO_PRICES, PriceTable
 
-__all__ = ["DEFAULT_LOCALE", "GuardFile", "GuardSpec", "build_guard_file"]
+__all__ = ["DEFAULT_LOCALE", "GuardFile", "GuardSpec", "build_guard_file", "shadow_share"]
 
 DEFAULT_LOCALE = "en"
 
@@ -23,6 +24,8 @@ class GuardSpec:
     kind: str
     name: str | None
     settings: Any
+    #: the share of agents the guard withholds its reminders from (``shadow:``; 0 none, 1 all)
+    shadow: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,9 @@ class GuardFile:
     locale: str | None
     template_dirs: tuple[Path, ...]
     guards: tuple[GuardSpec, ...]
+    #: where each resolved outcome goes as a JSON line (``outcomes.log``, resolved against the file's folder)
+    outcome_log: Path | None = None
+    prices: PriceTable = NO_PRICES
 
 
 def build_guard_file(
@@ -57,7 +63,8 @@ def build_guard_file(
         kind_name = entry.get("kind", entry["id"])  # the schema guarantees the id is a kind when `kind` is absent
         kind = kinds[kind_name]
         guards.append(
-            GuardSpec(index, entry["id"], kind_name, entry.get("name"), kind.parse(entry.get("config") or {}))
+            GuardSpec(index, entry["id"], kind_name, entry.get("name"), kind.parse(entry.get("config") or {}),
+                      shadow_share(entry.get("shadow", False)))
         )
     return GuardFile(
         source=source,
@@ -66,4 +73,11 @@ def build_guard_file(
         locale=data.get("locale"),
         template_dirs=tuple(base / folder for folder in data.get("templateDirs", ())),
         guards=tuple(guards),
+        outcome_log=base / data["outcomes"]["log"] if "log" in data.get("outcomes", {}) else None,
+        prices=PriceTable.of(data.get("prices", {})),
     )
+
+
+def shadow_share(value: bool | float) -> float:
+    """The share of agents of a schema-valid ``shadow:`` value (true: all of them)."""
+    return float(value) if not isinstance(value, bool) else (1.0 if value else 0.0)

@@ -14,7 +14,7 @@ from typing import Any
 
 from jinja2 import Template
 
-from ..engine import Engine, FailureCallback, build_engine
+from ..engine import Engine, FailureCallback, build_engine, outcome_callback
 from ..guard import GuardKind
 from ..kinds import registry
 from ..resources import default_guard_file, shipped_templates_dir
@@ -25,6 +25,10 @@ from .diagnostics import ConfigError, Diagnostic, format_json_path
 from .document import JsonPath, PositionedDocument, parse_document
 from .reading import read_guard_file
 from .templates import Templates, available_locales, resolve_locale
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..outcomes.tracker import OutcomeCallback
 
 __all__ = [
     "CheckedFile",
@@ -38,6 +42,8 @@ __all__ = [
 ]
 
 MAPPING_SOURCE = "<mapping>"
+#: What ``outcomes.tracker.pending_store_id`` adds to a guard id (a guard of that id would share its rows).
+OUTCOMES_SUFFIX = "#outcomes"
 
 #: Where each guard keeps its chains: a factory (guard id → store), or a store URL (``memory``, ``sqlite:///PATH``...).
 Stores = StoreFactory | str
@@ -49,22 +55,29 @@ def load(
     locale: str | None = None,
     stores: Stores | None = None,
     on_failure: FailureCallback | None = None,
+    on_outcome: OutcomeCallback | None = None,
 ) -> Engine:
     """The engine for a guard file; raises ConfigError listing every problem of the file.
 
     ``stores`` chooses where chains live (default: memory); ``on_failure(guard_id, what, exc)`` is called whenever a
-    guard fails and is skipped (guard_id None for the engine itself), beside the one log line per kind of failure.
+    guard fails and is skipped (guard_id None for the engine itself), beside the one log line per kind of failure;
+    ``on_outcome(outcome)`` is called with each reminder's resolved outcome (``toolguards.outcomes``), beside the
+    file's own outcome log.
     """
     display = os.fspath(path)
     return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale),
-                     stores=stores, on_failure=on_failure)
+                     stores=stores, on_failure=on_failure, on_outcome=on_outcome)
 
 
 def load_default(
-    *, locale: str | None = None, stores: Stores | None = None, on_failure: FailureCallback | None = None
+    *,
+    locale: str | None = None,
+    stores: Stores | None = None,
+    on_failure: FailureCallback | None = None,
+    on_outcome: OutcomeCallback | None = None,
 ) -> Engine:
     """The engine for the shipped guards/repeat-tool-reminder.yaml."""
-    return load(default_guard_file(), locale=locale, stores=stores, on_failure=on_failure)
+    return load(default_guard_file(), locale=locale, stores=stores, on_failure=on_failure, on_outcome=on_outcome)
 
 
 def from_mapping(
@@ -74,6 +87,7 @@ def from_mapping(
     base_dir: str | os.PathLike[str] | None = None,
     stores: Stores | None = None,
     on_failure: FailureCallback | None = None,
+    on_outcome: OutcomeCallback | None = None,
 ) -> Engine:
     """The engine for a config built in code; same checks as a file, located by JSON path instead of line."""
     try:
@@ -83,7 +97,7 @@ def from_mapping(
         raise ConfigError([problem]) from None
     document = PositionedDocument(plain)
     checked = _check(MAPPING_SOURCE, Path(base_dir) if base_dir is not None else None, document, locale)
-    return engine_of(checked, stores=stores, on_failure=on_failure)
+    return engine_of(checked, stores=stores, on_failure=on_failure, on_outcome=on_outcome)
 
 
 def check_file(path: str | os.PathLike[str], *, locale: str | None = None) -> list[Diagnostic]:
@@ -125,14 +139,21 @@ def check_bytes(
 
 
 def engine_of(
-    checked: CheckedFile, *, stores: Stores | None = None, on_failure: FailureCallback | None = None
+    checked: CheckedFile,
+    *,
+    stores: Stores | None = None,
+    on_failure: FailureCallback | None = None,
+    on_outcome: OutcomeCallback | None = None,
+    split_prefix: str = "",
 ) -> Engine:
     """The engine of a checked file, as ``load`` builds it."""
     kinds = registry()
+    guard_file = checked.guard_file
     guards = [(kinds[spec.kind], spec.id, spec.settings, slots)
-              for spec, slots in zip(checked.guard_file.guards, checked.slots, strict=True)]
-    return build_engine(checked.guard_file.source, checked.templates.locale, guards, _store_factory(stores),
-                        on_failure)
+              for spec, slots in zip(guard_file.guards, checked.slots, strict=True)]
+    return build_engine(guard_file.source, checked.templates.locale, guards, _store_factory(stores), on_failure,
+                        shadow=[spec.shadow for spec in guard_file.guards],
+                        on_outcome=outcome_callback(guard_file.outcome_log, on_outcome), split_prefix=split_prefix)
 
 
 def _check(display: str, base_dir: Path | None, document: PositionedDocument, locale: str | None) -> CheckedFile:
@@ -198,6 +219,12 @@ def _duplicate_ids(display: str, document: PositionedDocument) -> list[Diagnosti
             problems.append(_problem(display, document, ("guards", index, "id"), message))
         else:
             first_index[guard_id] = index
+    for guard_id, index in first_index.items():
+        owner = first_index.get(guard_id.removesuffix(OUTCOMES_SUFFIX)) if guard_id.endswith(OUTCOMES_SUFFIX) else None
+        if owner is not None:
+            message = (f"guard id `{guard_id}` is taken: the reminders of guards[{owner}] wait for their outcomes "
+                       "under it (choose another id)")
+            problems.append(_problem(display, document, ("guards", index, "id"), message))
     return problems
 
 

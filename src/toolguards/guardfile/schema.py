@@ -14,11 +14,32 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["SCHEMA_ID", "build_schema"]
+__all__ = ["PRICES_SCHEMA", "SCHEMA_ID", "build_schema"]
 
 SCHEMA_ID = "https://toolguards.dev/schemas/toolguards.schema.json"
 
 Schema = dict[str, Any]
+
+_PRICE: Schema = {
+    "type": "number",
+    "minimum": 0,
+    "x-toolguards-message": "invalid price {value} — must be a number >= 0 (US dollars per million tokens)",
+}
+#: The price table, in a guard file (``prices:``) or a file of its own (``--prices``): model-name patterns (``*`` the
+#: only wildcard; the first that matches a model wins) to US dollars per million input and output tokens.
+PRICES_SCHEMA: Schema = {
+    "description": (
+        "US dollars per million tokens, by model-name pattern (`*` is the only wildcard; the first match wins): "
+        "turns the tokens of the loops that replay and report find into money."
+    ),
+    "type": "object",
+    "additionalProperties": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["input", "output"],
+        "properties": {"input": _PRICE, "output": _PRICE},
+    },
+}
 
 
 def _def_name(kind: str) -> str:
@@ -54,6 +75,19 @@ def build_schema(config_schemas: Mapping[str, Mapping[str, Any]]) -> Schema:
                 "x-toolguards-message": "unknown kind {value} (known kinds: {enum})",
             },
             "config": {"type": "object"},
+            "shadow": {
+                "description": (
+                    "Shadow mode: the guard counts, decides and follows its reminders to their outcomes, but withholds "
+                    "them (and any block) from these agents: true for all, a number for that share of them, chosen "
+                    "by a stable hash of the agent's key (an A/B split); default false."
+                ),
+                "type": ["boolean", "number"],
+                "minimum": 0,
+                "maximum": 1,
+                "default": False,
+                "x-toolguards-message": "invalid shadow {value} — must be true, false or a share of the agents "
+                                        "from 0 to 1",
+            },
         },
         "allOf": [
             {
@@ -116,6 +150,19 @@ def build_schema(config_schemas: Mapping[str, Mapping[str, Any]]) -> Schema:
                 "type": "array",
                 "items": {"$ref": "#/$defs/guard"},
             },
+            "outcomes": {
+                "description": "What followed each reminder (changed, repeated, ended), as the engine resolves it.",
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "log": {
+                        "description": "A file, relative to this one, that gets one JSON line per resolved outcome.",
+                        "type": "string",
+                        "minLength": 1,
+                    },
+                },
+            },
+            "prices": PRICES_SCHEMA,
         },
         "$defs": {"guard": guard, **defs},
     }

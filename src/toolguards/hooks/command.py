@@ -11,7 +11,11 @@
 - a state file that is not a database, or whose pages are damaged, is moved aside (to ``<file>.damaged-<time>-<pid>``,
   named in a notice) and the session starts afresh in a new file;
 - the engine comes from the compiled guard-file cache in ``<state folder>/compiled``
-  (``toolguards.guardfile.compiled``).
+  (``toolguards.guardfile.compiled``);
+- with an outcome log (``outcome_log``, else the guard file's ``outcomes.log``), the engine follows each reminder to
+  its outcome (``toolguards.outcomes``): the reminders still waiting are kept in the same state file, under the
+  session, so the process of a later event resolves them and appends their lines; a guard in shadow splits agents by
+  ``<host>:<session>:<agent>``, the key ``toolguards serve`` gives the same agent.
 
 A failure raises ``HookError`` with a one-line message; a guard that failed inside the engine makes the whole request a
 failure (no reminders are printed). Notices (a state file moved aside, a stored state of another version discarded)
@@ -31,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import warnings_once
 from ..stores.sqlite import SqliteDatabase
 from . import host as host_module
-from .driver import apply, parse_event, render
+from .driver import HookRequest, apply, parse_event, render
 from .protocol import HookError, decode
 
 if TYPE_CHECKING:
@@ -191,9 +195,11 @@ def run(
     config: str | os.PathLike[str] | None = None,
     locale: str | None = None,
     state_dir: str | os.PathLike[str] | None = None,
+    outcome_log: str | None = None,
 ) -> Outcome:
     """Handle one hook event (the bytes a host wrote to stdin); HookError for any failure."""
-    return run_event(host, decode(payload), config=config, locale=locale, state_dir=state_dir)
+    return run_event(host, decode(payload), config=config, locale=locale, state_dir=state_dir,
+                     outcome_log=outcome_log)
 
 
 def run_event(
@@ -203,6 +209,7 @@ def run_event(
     config: str | os.PathLike[str] | None = None,
     locale: str | None = None,
     state_dir: str | os.PathLike[str] | None = None,
+    outcome_log: str | None = None,
 ) -> Outcome:
     """Handle one decoded hook event; HookError for any failure."""
     request = parse_event(host, event)
@@ -219,7 +226,7 @@ def run_event(
             failures: list[str] = []
             error: sqlite3.Error | None = None
             try:
-                engine = _engine(config, locale, database, request.session, folder, failures)
+                engine = _engine(config, locale, database, request, folder, failures, outcome_log)
                 with database.batch():
                     contexts = apply(engine, request)
             except sqlite3.Error as exc:  # the batch was rolled back: nothing of this request was counted
@@ -238,23 +245,38 @@ def run_event(
     return render(request, contexts), tuple(notices)
 
 
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def _quoted(session: str) -> str:
+    """The session percent-encoded as ``toolguards serve`` keys it (``serve.host_routes.hook_agent``); urllib.parse is
+    imported only for a session id that needs it (it costs a hook process milliseconds)."""
+    if all(char in _UNRESERVED for char in session):
+        return session
+    from urllib.parse import quote  # noqa: PLC0415
+
+    return quote(session, safe="", errors="surrogatepass")
+
+
 def _engine(  # noqa: PLR0917 - private, called once
     config: str | os.PathLike[str] | None,
     locale: str | None,
     database: HookDatabase,
-    session: str,
+    request: HookRequest,
     folder: str,
     failures: list[str],
+    outcome_log: str | None,
 ) -> Engine:
-    from ..guardfile.compiled import cached_engine  # noqa: PLC0415
+    from ..guardfile.compiled import Following, cached_engine  # noqa: PLC0415
 
     def failed(guard_id: str | None, what: str, exc: BaseException) -> None:
         where = "engine" if guard_id is None else f"{guard_id}.{what}"
         failures.append(f"{where} failed and was skipped ({type(exc).__name__}: {exc})")
 
     try:
+        following = Following(log=outcome_log, split_prefix=f"{request.host}:{_quoted(request.session)}:")
         return cached_engine(config, locale=locale, cache_dir=os.path.join(folder, CACHE_FOLDER),
-                             stores=database.stores(session), on_failure=failed)
+                             stores=database.stores(request.session), on_failure=failed, following=following)
     except Exception as exc:
         from ..guardfile.diagnostics import ConfigError  # noqa: PLC0415 - loaded already when the loader raised one
 

@@ -280,6 +280,10 @@ class RepeatToolReminder(ChainGuard):
             self._rules_cache[tool] = found
         return found
 
+    def tracks(self, tool: str) -> bool:
+        """Whether the chain counts calls of ``tool`` (its include/exclude patterns)."""
+        return self._tracked(tool)
+
     def observe(self, call: Call) -> Effect | None:
         """Count the call; a reminder when its run length is a threshold, a block from ``block.atCount`` on."""
         tool = call.tool

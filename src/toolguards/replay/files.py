@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..engine import Engine
 from ..guardfile.loader import load
+from ..guardfile.prices import NO_PRICES, PriceTable
 from ..resources import default_guard_file
 from .batch import Spill
+from .delivered import Followup, Followups
 from .feed import Outcome, Skipped
 from .printing import Check, compare_text, jsonl_line, reminder_text
 from .records import InputError, Record
@@ -36,11 +38,16 @@ class Settings:
     jsonl: bool
     check: bool
     summary: bool
+    prices: PriceTable = NO_PRICES
+    #: --format json: nothing printed per call, only the summary document at the end
+    document: bool = False
 
     def engines(self) -> list[Engine]:
         engines = [load(self.config or default_guard_file(), locale=self.locale)]
         if self.compare:
             engines.append(load(self.compare, locale=self.locale))
+        for engine in engines:  # replay shows what each guard would say, in shadow or not
+            engine.deliver_all()
         return engines
 
 
@@ -54,6 +61,7 @@ class Result:
     status: int = 0
     other_reminders: int = 0
     differ: int = 0
+    followups: Followups = field(default_factory=Followups)
 
 
 class Worker:
@@ -76,6 +84,7 @@ class FileReplay:
         self.worker = worker
         self.result = result
         self.check: Check | None = None
+        self.followup: Followup | None = None
         self.write: Callable[[str], object] = sys.stdout.write if result.out is None else result.out.write
 
     def problem(self, text: str) -> None:
@@ -108,6 +117,8 @@ class FileReplay:
         finally:
             totals.end_session()
             reset(engines, totals.agents)
+            if self.followup is not None:
+                self.result.followups.merge(self.followup.finish())
 
     def fail(self, error: InputError) -> None:
         self.result.totals.failed += 1
@@ -117,7 +128,10 @@ class FileReplay:
     def show(self, opened: Input, engines: list[Engine]) -> None:
         settings, totals, display, check = self.worker.settings, self.result.totals, opened.display, self.check
         jsonl, compare, write = settings.jsonl, bool(settings.compare), self.write
+        followup = self.followup = Followup(engines[0], settings.prices) if settings.summary else None
         for item in outcomes(opened, engines):
+            if followup is not None:
+                followup.item(item)
             if type(item) is Outcome:  # by far the commonest: test it first
                 totals.add(item)
                 if check is not None:
@@ -130,7 +144,7 @@ class FileReplay:
                     if text:
                         self.result.differ += 1
                         write(text + "\n")
-                elif item.contexts:
+                elif item.contexts and not settings.document:
                     write(reminder_text(display, item) + "\n")
             elif isinstance(item, Skipped):
                 totals.skipped += 1

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-__all__ = ["DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record", "not_utf8", "post_execute", "undecodable"]
+__all__ = [
+    "DEFAULT_OPTIONS", "ImportOptions", "InputError", "Record", "not_utf8", "post_execute", "undecodable", "usage",
+]
 
-RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder", "skipped"]
+RecordKind = Literal["post-execute", "pre-step", "forget", "recorded-reminder", "usage", "skipped"]
 
 
 class Record(NamedTuple):
@@ -17,9 +19,15 @@ class Record(NamedTuple):
 
     ``post-execute``: a tool call (``tool``, ``arguments``, ``denied``, ``call_id``, and ``result``/``error`` where the
     log has them). ``pre-step``: a step boundary, ``user_prompt`` when it carries a new user prompt. ``forget``: the
-    agent was disposed of. ``recorded-reminder``: a reminder the recording itself holds (the reference harness logs
-    its guard's reminders as injected user messages), with its ``text`` and ``source`` — the parity check compares
-    these with what this guard produces. ``skipped``: a record of the format that the importer does not read (an
+    agent was disposed of. ``recorded-reminder``: a reminder the recording itself holds, delivered after the calls
+    before it — the reference harness logs its guard's reminders as injected user messages, Claude Code, Codex CLI
+    and Gemini CLI record a hook's added context, Gemini CLI its own loop note — with its ``text`` and ``source``
+    (``{"kind": "plugin", "plugin": …}`` as the harness writes it; ``{"kind": "hook", "host": …}`` for a hook's
+    context; ``{"kind": "host", "host": …, "nudge": …}`` for a host's own nudge): the parity check and the outcomes
+    of delivered reminders (``replay.delivered``) read these. ``usage``: the tokens of one model turn, where the
+    format records them (``input_tokens``, every token of the prompt, cached ones included; ``output_tokens``, the
+    answer's, reasoning included; ``model`` where named), at the turn's place: before the calls the turn made.
+    ``skipped``: a record of the format that the importer does not read (an
     entry type it does not know, or a known type in a shape it does not know), with its type label as ``text``; replay
     counts these per label, and ``--strict`` turns them into errors.
 
@@ -42,6 +50,9 @@ class Record(NamedTuple):
     error: str | None = None
     text: str = ""
     source: Mapping[str, Any] = MappingProxyType({})
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 _NO_SOURCE: Mapping[str, Any] = Record._field_defaults["source"]
@@ -55,7 +66,12 @@ def post_execute(  # noqa: PLR0917 - the record's own fields, in its order
     """``Record("post-execute", line, agent=..., ...)`` built from its fields in order: the commonest record, made
     once per call, at a third of the cost of the keyword call."""
     return _new(Record, ("post-execute", line, agent, tool, arguments, denied, call_id, False, result, error, "",
-                         _NO_SOURCE))
+                         _NO_SOURCE, None, 0, 0))
+
+
+def usage(line: int, agent: str | None, model: str | None, input_tokens: int, output_tokens: int) -> Record:
+    """The ``usage`` record of one model turn."""
+    return Record("usage", line, agent=agent, model=model, input_tokens=input_tokens, output_tokens=output_tokens)
 
 
 @dataclass(frozen=True)

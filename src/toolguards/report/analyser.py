@@ -14,8 +14,10 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 
 from ..engine import Engine
+from ..guardfile.prices import NO_PRICES, PriceTable
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
+from ..replay.delivered import Followup
 from ..replay.feed import Outcome, Skipped, replay
 from ..replay.records import InputError, Record
 from ..replay.session import Reading, reset
@@ -41,8 +43,10 @@ class Analyser:
     """The engines of the guard files (the first is ``--config``, a second ``--compare``), reused for every input,
     and how the inputs are read."""
 
-    def __init__(self, engines: Sequence[Engine], names: Sequence[str], reading: Reading | None = None) -> None:
+    def __init__(self, engines: Sequence[Engine], names: Sequence[str], reading: Reading | None = None,
+                 prices: PriceTable = NO_PRICES) -> None:
         self.engines = tuple(engines)
+        self.prices = prices
         self.views = tuple(guard_view(name, engine) for name, engine in zip(names, self.engines, strict=True))
         self.reading = Reading() if reading is None else reading
 
@@ -53,7 +57,7 @@ class Analyser:
         """The figures of one input's records (``path`` names it on the page). A malformed line is counted and
         passed over with ``skip_bad_lines``; otherwise it ends the input, which keeps its figures so far and the
         problem as ``failed`` (as replay counts it). ``bad_line`` turns a line found not UTF-8 into that problem."""
-        session = _Session(path, self.views)
+        session = _Session(path, self.views, Followup(self.engines[0], self.prices))
         failed = None
         try:
             session.read(self.engines, records, self.reading.skip_bad_lines, fmt or "?")
@@ -71,8 +75,9 @@ class Analyser:
 class _Session:
     """The figures of one input while it is read."""
 
-    def __init__(self, path: str, views: tuple[GuardView, ...]) -> None:
+    def __init__(self, path: str, views: tuple[GuardView, ...], followup: Followup) -> None:
         self.path = path
+        self.followup = followup
         self.views = views
         self.sides = len(views)
         self.tools: dict[str, ToolTally] = {}
@@ -101,6 +106,7 @@ class _Session:
         self, engines: tuple[Engine, ...], records: Iterable[Record | InputError], skip_bad_lines: bool, fmt: str
     ) -> None:
         for item in replay(records, engines, skip_bad_lines=skip_bad_lines):
+            self.followup.item(item)
             if isinstance(item, Outcome):
                 self.call(item)
             elif isinstance(item, Skipped):
@@ -178,5 +184,6 @@ class _Session:
         return SessionReport(
             self.path, fmt, self.calls, frozenset(self.agents), self.tools, tuple(longest),
             self.timeline.finish(), tuple(self.reminders), tuple(self.skipped), self.unread, failed,
+            self.followup.finish(),
         )
 

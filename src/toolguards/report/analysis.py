@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..patterns import ToolFilter
+from ..replay.delivered import Followups
 from .chains import Run
 from .timeline import Timeline
 
@@ -168,6 +169,8 @@ class SessionReport:
     unread: Mapping[tuple[str, str], tuple[int, str, int]] = field(default_factory=dict)
     #: the problem that ended the input before its end (its figures are those up to there)
     failed: str | None = None
+    #: what followed its reminders, and its loops' tokens (``replay.delivered``)
+    followups: Followups = field(default_factory=Followups)
 
 
 @dataclass
@@ -185,6 +188,7 @@ class Report:
     failures: list[str] = field(default_factory=list)
     #: (format, type label) → (records not read, path and line of the first)
     unread: dict[tuple[str, str], tuple[int, str, int]] = field(default_factory=dict)
+    followups: Followups = field(default_factory=Followups)
 
     def problem(self, message: str) -> None:
         """An input (or a folder) that could not be opened."""
@@ -201,6 +205,7 @@ class Report:
             self.unread[key] = (count, path, line) if found is None else (found[0] + count, found[1], found[2])
         self.calls += session.calls
         self.skipped += len(session.skipped)
+        self.followups.merge(session.followups)
         self.agents.update(session.agents)
         for tool, tally in session.tools.items():
             mine = self.tools.get(tool)

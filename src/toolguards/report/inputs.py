@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..guardfile.loader import load
+from ..guardfile.prices import NO_PRICES, PriceTable
 from ..replay.records import InputError
 from ..replay.session import Input, Reading
 from ..resources import default_guard_file
@@ -29,6 +30,8 @@ class Job:
     compare: str | None = None
     locale: str | None = None
     reading: Reading = field(default_factory=Reading)
+    #: the price table of the loops' cost (``--prices``, else the guard file's)
+    prices: PriceTable = NO_PRICES
 
     def names(self) -> list[str]:
         """How the page names the guard files."""
@@ -50,7 +53,9 @@ def setup(job: Job) -> Analyser:
     engines = [load(job.config or default_guard_file(), locale=job.locale)]
     if job.compare:
         engines.append(load(job.compare, locale=job.locale))
-    return Analyser(engines, job.names(), job.reading)
+    for engine in engines:  # the report shows what each guard would say, in shadow or not
+        engine.deliver_all()
+    return Analyser(engines, job.names(), job.reading, job.prices)
 
 
 def work(analyser: Analyser, path: str) -> SessionReport | Problem:

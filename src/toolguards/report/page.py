@@ -18,7 +18,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from .. import __version__
+from ..events import OUTCOMES
 from ..guardfile.templates import available_locales, resolve_locale
+from ..replay.delivered import Followups
+from ..replay.summary import outcome_rows, share
 from ..resources import shipped_templates_dir
 from .analysis import Report, ToolTally, runs_at_least
 from .charts import Histogram, TimelineDrawing, WhatIfChart, histogram, timeline_drawing, what_if_chart
@@ -110,6 +113,15 @@ def render_page(report: Report, locale: str) -> str:
     )
 
 
+def _cost(found: Followups) -> dict[str, object] | None:
+    """The loops' tokens (and dollars, where priced), in all and per tool; None where no usage was recorded."""
+    if not found.usage:
+        return None
+    tools = [(tool, tokens, found.tools_after_reminder[tool]) for tool, tokens in
+             sorted(found.tools_in_loops.items(), key=lambda item: (-(item[1].input + item[1].output), item[0]))]
+    return {"all": found.tokens, "in_loops": found.in_loops, "after_reminder": found.after_reminder, "tools": tools}
+
+
 def _digest(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
@@ -148,7 +160,12 @@ def _context(report: Report) -> dict[str, object]:
         for s in report.sessions
     ]
     suggestion: Suggestion | None = suggest(report)
+    found = report.followups
+    after = [{**row, "shares": {name: share(row[name], row["reminders"]) for name in OUTCOMES}}
+             for row in outcome_rows(found)]
     return {
+        "after": after,
+        "cost": _cost(found),
         "views": views,
         "compare": len(views) > 1,
         "first_threshold": first,

@@ -6,6 +6,9 @@
 - ``toolguards_reminders_total{guard, template}``: reminders handed out, by guard id and template slot;
 - ``toolguards_hook_events_total{host, action}``: hook events (``POST /hooks/HOST``), by host and what the event asked
   for (``count``, ``reset``, ``ignore``); their calls count in ``toolguards_reminders_total`` like events do;
+- ``toolguards_reminder_outcomes_total{guard, template, outcome, delivered}``: what followed each reminder once its run
+  ended (``changed``, ``repeated``, ``ended``: ``toolguards.outcomes``), with ``delivered`` ``false`` for a reminder a
+  guard in shadow withheld, so the two arms of an A/B split are told apart;
 - ``toolguards_decisions_total{decision}``: post-execute answers, ``accept`` or ``block`` (a guard file may block);
 - ``toolguards_store_errors_total{guard}``: store failures (each one a guard that added nothing to a call);
 - ``toolguards_guard_failures_total{guard, operation}``: any other failure a guard had (a bug: see the log);
@@ -20,7 +23,7 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-from ..events import ContextEntry, PostToolDecision
+from ..events import ContextEntry, PostToolDecision, ReminderOutcome
 
 __all__ = ["CONTENT_TYPE", "Metrics"]
 
@@ -40,6 +43,9 @@ class Metrics:
                                  ["guard", "template"], registry=registry)
         self.hook_events = Counter("toolguards_hook_events", "Hook events handled, by host and action.",
                                    ["host", "action"], registry=registry)
+        self.outcomes = Counter("toolguards_reminder_outcomes",
+                                "Reminders' outcomes once their run ended, by guard, template, outcome and delivery.",
+                                ["guard", "template", "outcome", "delivered"], registry=registry)
         self.decisions = Counter("toolguards_decisions", "Post-execute answers, accept or block.", ["decision"],
                                  registry=registry)
         self.store_errors = Counter("toolguards_store_errors", "Store failures, by guard (the guard added nothing).",
@@ -70,6 +76,12 @@ class Metrics:
             reminder = entry.reminder
             if reminder is not None:
                 self.reminders.labels(reminder.guard, reminder.template).inc()
+
+    def outcome(self, outcome: ReminderOutcome) -> None:
+        """Count one resolved outcome (the engine's ``on_outcome``)."""
+        facts = outcome.reminder
+        self.outcomes.labels(facts.guard, facts.template, outcome.outcome,
+                             "true" if outcome.delivered else "false").inc()
 
     def hook_event(self, host: str, action: str) -> None:
         """Count one hook event."""

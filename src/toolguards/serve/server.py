@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import socket
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,11 +13,14 @@ from urllib.parse import urlsplit
 import prometheus_client
 import uvicorn
 
-from ..guardfile.loader import load
+from ..engine import Engine, FailureCallback
+from ..guardfile.loader import check_bytes, engine_of
+from ..guardfile.reading import read_guard_file
 from ..resources import default_guard_file
 from ..stores import open_stores, redis_cluster
 from ..stores import redis as redis_store
 from .app import create_app
+from .metrics import Metrics
 from .security import DEFAULT_MAX_BODY, SetupError
 from .service import Service
 
@@ -44,13 +48,28 @@ def _stores(url: str, namespace: str, idle_ttl: int | None) -> tuple[Any, str]:
 
 
 def open_service(
-    config: str | None, *, locale: str | None = None, store: str = "memory", idle_ttl: int | None = None
+    config: str | None,
+    *,
+    locale: str | None = None,
+    store: str = "memory",
+    idle_ttl: int | None = None,
+    outcome_log: str | None = None,
 ) -> Service:
     """The service of a guard file (None: the shipped default) over the store a URL names; raises SetupError, or
-    ConfigError for a guard file with problems."""
+    ConfigError for a guard file with problems. Every reminder is followed to its outcome (counted in the metrics),
+    each outcome appended to ``outcome_log`` (default: the guard file's ``outcomes.log``, if any)."""
     path = Path(config) if config is not None else default_guard_file()
     stores, label = _stores(store, path.name, idle_ttl)
-    return Service(lambda on_failure: load(path, locale=locale, stores=stores, on_failure=on_failure), stores, label)
+    metrics = Metrics()
+
+    def engine(on_failure: FailureCallback) -> Engine:
+        checked = check_bytes(str(path), read_guard_file(str(path), path), path.resolve().parent, locale)
+        guard_file = checked.guard_file
+        if outcome_log is not None:
+            checked = replace(checked, guard_file=replace(guard_file, outcome_log=Path(outcome_log)))
+        return engine_of(checked, stores=stores, on_failure=on_failure, on_outcome=metrics.outcome)
+
+    return Service(engine, stores, label, metrics)
 
 
 def serve(

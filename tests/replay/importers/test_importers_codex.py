@@ -208,10 +208,13 @@ def test_the_schema_coverage_fixture_reads_with_its_unknown_types_skipped():
         items = list(codex.read(path.name, stream))
     assert not [item for item in items if isinstance(item, InputError)]
     labels = collections.Counter(item.text for item in items if isinstance(item, Record) and item.kind == "skipped")
-    assert labels == expected
+    # a token_count is read as a turn's usage when its total grew; the others repeat it and stay skipped
+    spent = [item for item in items if isinstance(item, Record) and item.kind == "usage"]
+    expected["event_msg:token_count"] -= len(spent)
+    assert labels == +expected
     assert (labels["world_state"], labels["compacted"], labels["event_msg:guardian_assessment"],
             labels["event_msg:mcp_tool_call_end"], labels["event_msg:user_message"]) == (5, 6, 4, 6, 1)
-    assert sum(labels.values()) == 100
+    assert (sum(labels.values()), len(spent)) == (98, 2)
 
 
 # --- synthetic rollouts --------------------------------------------------------------------------------------------

@@ -14,14 +14,23 @@ with N parallel calls is N ``assistant`` lines sharing ``message.id`` (its resul
   ``isMeta`` (text Claude Code injects, such as a command caveat) or ``isCompactSummary`` (a compaction summary,
   which must not reset the chains). Claude Code's own markers such as ``[Request interrupted by user]`` are user
   text too, and count as prompts.
+- ``attachment`` entries with ``attachment.type: "hook_additional_context"`` — the context a hook added after a call
+  (``hookName`` ``PostToolUse:<tool>``, ``toolUseID`` the call's id), as Claude Code 2.1 records what it hands the
+  model in a ``<system-reminder>`` after the call's result: each text of ``attachment.content`` is a
+  ``recorded-reminder`` of the entry's agent, with the source ``{"kind": "hook", "host": "claude-code", "hook":
+  <hookName>, "call": <toolUseID>}``. Other attachments pass in silence.
+- token usage: the first line of each model response (``message.id``) gives a ``usage`` record before its calls:
+  ``message.usage`` ``input_tokens`` + ``cache_creation_input_tokens`` + ``cache_read_input_tokens`` in,
+  ``output_tokens`` out, ``message.model`` the model (the response's other lines repeat the same usage).
 - ``progress`` entries with ``data.type: "agent_progress"`` (2.1.x) mirror a subagent's messages into the main file:
   ``data.message`` is a whole ``user`` or ``assistant`` entry of the subagent ``data.agentId``, read as above under
   the subagent's label. ``data.normalizedMessages`` repeats earlier messages and is never read.
-- ``summary``, ``system``, ``file-history-snapshot``, ``queue-operation``, ``permission-mode``, ``attachment``,
-  ``last-prompt`` and other ``progress`` entries say nothing a guard needs and pass in silence. An entry of a type not
-  listed here (Claude Code adds some every few releases), or a ``user``/``assistant`` entry or block in a shape this
-  importer does not know, is a ``skipped`` record: counted, and an error only with ``--strict``. A line that is not a
-  JSON object with a string ``type`` is an error of its line. The blocks are read as ``_blocks`` documents them.
+- ``summary``, ``system``, ``file-history-snapshot``, ``queue-operation``, ``permission-mode``, other
+  ``attachment``s, ``last-prompt`` and other ``progress`` entries say nothing a guard needs and pass in silence. An
+  entry of a type not listed here (Claude Code adds some every few releases), or a ``user``/``assistant`` entry or
+  block in a shape this importer does not know, is a ``skipped`` record: counted, and an error only with
+  ``--strict``. A line that is not a JSON object with a string ``type`` is an error of its line. The blocks are read
+  as ``_blocks`` documents them.
 
 Agents: the main thread is labelled with the entries' ``sessionId`` (the file name without its extension when there
 is none), so a file holding a resumed session's entries under two ids replays them as two agents, as the reference
@@ -42,7 +51,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
-from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
 from ._blocks import is_prompt, tool_result, tool_use
 from ._json import Lines, json_lines, json_type
 from .pending import LIMIT, Pending, read_loop
@@ -107,6 +116,8 @@ class _Reader:
                 session = entry.get("sessionId")
                 agent = session if isinstance(session, str) and session else self.fallback
             self.entry(number, agent, entry)
+        elif kind == "attachment":
+            self.attachment(number, entry)
         elif kind == "progress":
             data = entry.get("data")
             if isinstance(data, dict) and data.get("type") == "agent_progress":
@@ -127,7 +138,7 @@ class _Reader:
         content = message.get("content")
         if kind == "assistant":
             response = message.get("id")
-            self.response_part(line, agent, response if isinstance(response, str) else None, content)
+            self.response_part(line, agent, response if isinstance(response, str) else None, content, message)
             return
         for block in content if isinstance(content, list) else ():
             answer = tool_result(block)
@@ -141,10 +152,31 @@ class _Reader:
             self.response.pop(agent, None)
             self.pending.add(Record("pre-step", line, agent=agent, user_prompt=True))
 
-    def response_part(self, line: int, agent: str, response: str | None, content: Any) -> None:
+    def attachment(self, line: int, entry: dict[str, Any]) -> None:
+        attachment = entry.get("attachment")
+        if not isinstance(attachment, dict) or attachment.get("type") != "hook_additional_context":
+            return
+        if entry.get("isSidechain") is True:
+            agent = subagent_label(entry.get("agentId"))
+        else:
+            session = entry.get("sessionId")
+            agent = session if isinstance(session, str) and session else self.fallback
+        source = {"kind": "hook", "host": "claude-code", "hook": attachment.get("hookName"),
+                  "call": attachment.get("toolUseID")}
+        content = attachment.get("content")
+        for text in content if isinstance(content, list) else [content]:
+            if isinstance(text, str) and text:
+                self.pending.add(Record("recorded-reminder", line, agent=agent, text=text, source=source))
+
+    def response_part(
+        self, line: int, agent: str, response: str | None, content: Any, message: dict[str, Any] | None = None
+    ) -> None:
         if response is None or self.response.get(agent) != response:
             self.pending.end_step(agent)
             self.response[agent] = response
+            spent = _usage(line, agent, message) if message is not None else None
+            if spent is not None:
+                self.pending.add(spent)
         for block in content if isinstance(content, list) else ():
             call = tool_use(block, line, agent)
             if isinstance(call, str):
@@ -159,6 +191,17 @@ class _Reader:
                 if len(self.seen) > LIMIT:
                     self.seen.popitem(last=False)
             self.pending.call(call)
+
+
+def _usage(line: int, agent: str, message: dict[str, Any]) -> Record | None:
+    counts = message.get("usage")
+    if not isinstance(counts, dict):
+        return None
+    tokens = [counts.get(key) for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                                          "output_tokens")]
+    numbers = [value if type(value) is int else 0 for value in tokens]
+    model = message.get("model")
+    return usage(line, agent, model if isinstance(model, str) else None, sum(numbers[:3]), numbers[3])
 
 
 def _refused(error: str | None) -> bool:

@@ -30,13 +30,22 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
   Codex sends with every session. Codex 0.171 writes no ``user_message``: there an ``event_msg`` ``item_completed``
   whose ``item.type`` is ``UserMessage`` is the prompt (in a file that has ``user_message`` events, such an item only
   repeats one, and is passed over).
+- a ``response_item`` ``message`` of role ``developer`` while a call of the agent awaits its output is a hook's
+  context (``PostToolUse``'s ``additionalContext``, which Codex 0.171 records between the call and its output): a
+  ``recorded-reminder`` after that call, with the source ``{"kind": "hook", "host": "codex"}``. Codex's other
+  developer messages (its instructions) pass as skipped ``response_item:message``.
+- token usage, before the calls of the turn it counts: ``token_usage_record`` (0.171) ``payload.usage``, else, in
+  rollouts without those, each ``event_msg`` ``token_count`` whose ``info.total_token_usage`` grew, with its
+  ``info.last_token_usage``: ``input_tokens`` in (cached ones included), ``output_tokens`` out (reasoning included);
+  the model is the last ``turn_context``'s ``model``.
 - ``write_stdin`` calls are not counted unless ``ImportOptions.count_polls`` asks: Codex fires no hook for them (a
   poll of a running command, or input sent to it; the command's own ``exec_command`` call is reported once, when it
   ends), so by default replay sees what the live hook would see.
-- Every other record — ``turn_context``, ``compacted``, ``world_state``, ``token_usage_record``, the other
-  ``event_msg`` and ``response_item`` types (``reasoning``, ``message``, the server-side ``web_search_call``,
-  ``tool_search_call``...), and a known record whose fields have the wrong types — is a ``skipped`` record labelled
-  ``<type>`` or ``<type>:<payload.type>`` (``turn_context``, ``event_msg:token_count``,
+- Every other record — ``turn_context`` (its model read), ``compacted``, ``world_state``, the other ``event_msg``
+  and ``response_item`` types (``reasoning``, ``message``, the server-side ``web_search_call``,
+  ``tool_search_call``...), and a known record whose fields have the wrong types — is a ``skipped`` record
+  labelled ``<type>`` or ``<type>:<payload.type>`` (``turn_context``, ``event_msg:task_started``,
+
   ``response_item:function_call``).
 
 A forked thread's rollout starts with its own ``session_meta`` and then repeats the history it was forked from,
@@ -65,7 +74,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
-from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
 from ._json import Lines, json_lines, json_type, parse_arguments
 from .pending import Pending, read_loop
 
@@ -75,8 +84,9 @@ __all__ = ["FILE_NAME", "identifies", "read"]
 FILE_NAME: re.Pattern[str] | None = re.compile(r"rollout-.*\.jsonl")
 
 _RECORD_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state"}
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
 )
+_HOOK: dict[str, Any] = {"kind": "hook", "host": "codex"}
 _ENVELOPE = frozenset({"timestamp", "ordinal", "type", "payload"})
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
@@ -114,6 +124,9 @@ class _Reader:
         self.count_polls = options.count_polls
         self.user_messages = False  # the file marks prompts with user_message events (Codex up to 0.146 or so)
         self.shell_calls: set[str] = set()  # the call ids of exec_command calls whose output is still to come
+        self.model: str | None = None
+        self.records_usage = False  # token_usage_record seen: token_count only repeats it
+        self.total: Any = None  # the last token_count's total_token_usage
 
     def entry(self, line: int, entry: Any) -> str | None:
         if not isinstance(entry, dict):
@@ -133,6 +146,21 @@ class _Reader:
             self.prompt(line)
         elif kind == "event_msg" and _user_message_item(payload) and not self.user_messages:
             self.prompt(line)
+        elif kind == "turn_context":
+            model = payload.get("model")
+            self.model = model if isinstance(model, str) else self.model
+            self.pending.skip(line, kind)
+        elif kind == "token_usage_record":
+            self.records_usage = True
+            self.spent(line, payload.get("usage"))
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info")
+            total = info.get("total_token_usage") if isinstance(info, dict) else None
+            if self.records_usage or not isinstance(total, dict) or total == self.total:
+                self.pending.skip(line, _label(kind, payload))
+            else:
+                self.total = total
+                self.spent(line, info.get("last_token_usage") if isinstance(info, dict) else None)
         elif kind in ("event_msg", "response_item"):
             self.pending.skip(line, _label(kind, payload))
         else:
@@ -142,6 +170,15 @@ class _Reader:
     def prompt(self, line: int) -> None:
         self.pending.end_step(self.agent)
         self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
+
+    def spent(self, line: int, counts: Any) -> None:
+        """A turn's usage, queued before the calls it made that still await their output."""
+        if not isinstance(counts, dict):
+            self.pending.skip(line, "token usage")
+            return
+        tokens = [value if type(value) is int else 0 for value in (counts.get("input_tokens"),
+                                                                  counts.get("output_tokens"))]
+        self.pending.before_waiting(self.agent, usage(line, self.agent, self.model, tokens[0], tokens[1]))
 
     def session_meta(self, line: int, payload: dict[str, Any]) -> None:
         thread = payload.get("id")
@@ -171,6 +208,11 @@ class _Reader:
                 result = result[header.end():] if header else result
             self.pending.resolve(self.agent, call_id, result, error)
             return
+        if kind == "message" and payload.get("role") == "developer" and self.pending.waiting(self.agent):
+            text = _text(payload.get("content"))
+            if isinstance(text, str) and text:
+                self.pending.add(Record("recorded-reminder", line, agent=self.agent, text=text, source=_HOOK))
+                return
         call = _call(line, self.agent, payload) if kind in _CALLS else None
         if call is None:
             self.pending.skip(line, _label("response_item", payload))

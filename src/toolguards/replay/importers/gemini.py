@@ -22,6 +22,15 @@ What this importer reads:
   ``functionResponse`` parts and no text: Gemini CLI 0.61 records each tool result so as well, as the turn that
   carries it back to the model. That message belongs to the step of the calls it answers (it does not end it), and a
   call still waiting takes its result from it, read as from ``toolCalls``.
+- a hook's context that Gemini CLI appended to a call's output (``AfterTool``'s ``additionalContext``, as
+  ``\n\n<hook_context>…</hook_context>`` at the end of ``response.output``, seen in 0.61) is taken off the result —
+  the hook saw the output without it — and is a ``recorded-reminder`` after the call, with the source ``{"kind":
+  "hook", "host": "gemini-cli"}``;
+- a ``user`` message whose text starts ``System: Potential loop detected.`` is Gemini CLI's own loop note, sent in
+  place of the call it stopped: not a prompt (Gemini CLI runs no ``BeforeAgent`` hook for it) but a
+  ``recorded-reminder`` with the source ``{"kind": "host", "host": "gemini-cli", "nudge": "loop-detected"}``;
+- a ``gemini`` message's ``tokens`` (the first version of each message that has them) are a ``usage`` record before
+  its calls: ``input`` + ``tool`` in, ``output`` + ``thoughts`` out, with the message's ``model``;
 - a ``$set`` of ``messages`` (Gemini CLI rewrites the whole history so when it masks old tool output) — its messages
   are read as above, so only calls not seen before count.
 
@@ -51,7 +60,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
-from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
 from ._document import document_or_lines, located
 from ._json import Lines, json_type, parse_arguments
 from .pending import LIMIT, Pending, read_loop
@@ -153,32 +162,37 @@ class _Reader:
             self.pending.skip(line, kind if isinstance(kind, str) else "message")
             return
         if kind == "user" and _tool_results(message.get("content")):
-            self.tool_results(message["content"])  # the step's own results: no new step, no prompt
+            self.tool_results(line, message["content"])  # the step's own results: no new step, no prompt
             return
         if message["id"] != self.message:
             self.pending.end_step(self.agent)
             self.message = message["id"]
         if kind == "user":
             if self.remember(f"message {message['id']}"):
-                self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
+                note = _loop_note(message.get("content"))
+                if note is not None:
+                    self.pending.add(Record("recorded-reminder", line, agent=self.agent, text=note, source=_LOOP_NOTE))
+                else:
+                    self.pending.add(Record("pre-step", line, agent=self.agent, user_prompt=True))
             return
         calls = message.get("toolCalls", [])
         if kind != "gemini" or not isinstance(calls, list):
             self.pending.skip(line, kind if kind != "gemini" else "message")
             return
+        spent = _usage(line, self.agent, message)
+        if spent is not None and self.remember(f"tokens {message['id']}"):
+            self.pending.add(spent)
         for call in calls:
             self.tool_call(line, call)
 
-    def tool_results(self, parts: list[dict[str, Any]]) -> None:
+    def tool_results(self, line: int, parts: list[dict[str, Any]]) -> None:
         """The ``functionResponse`` parts of a user message: each answers the waiting call its ``id`` names."""
         for part in parts:
             response = part.get("functionResponse")
             call_id = response.get("id") if isinstance(response, dict) else None
             if not isinstance(call_id, str):
                 continue
-            outcome = _outcome(call_id, [part])
-            if outcome is not None:  # only a call still waiting takes it: the first result is the one kept
-                self.pending.resolve(self.agent, call_id, *outcome)
+            self.answer(line, call_id, [part])
 
     def tool_call(self, line: int, call: Any) -> None:
         call_id = call.get("id") if isinstance(call, dict) else None
@@ -197,9 +211,21 @@ class _Reader:
                 call_id=call_id,
             )
             self.pending.call(record)
-        outcome = _outcome(call_id, call.get("result"))
-        if outcome is not None:  # only a call still waiting takes it: the first result is the one kept
-            self.pending.resolve(self.agent, call_id, *outcome)
+        self.answer(line, call_id, call.get("result"))
+
+    def answer(self, line: int, call_id: str, result: Any) -> None:
+        """Give the waiting call its outcome, and the hook contexts appended to it as recorded reminders."""
+        outcome = _outcome(call_id, result)
+        if outcome is None:
+            return
+        output, error = outcome
+        contexts: list[str] = []
+        if isinstance(output, str) and output.endswith(_CONTEXT_END):
+            output, contexts = _without_contexts(output)
+        # only a call still waiting takes it: the first result is the one kept
+        if self.pending.resolve(self.agent, call_id, output, error):
+            for text in contexts:
+                self.pending.add(Record("recorded-reminder", line, agent=self.agent, text=text, source=_HOOK))
 
     def remember(self, key: str) -> bool:
         """Note ``key`` as read (the most recent LIMIT are kept); False when it was read already."""
@@ -209,6 +235,39 @@ class _Reader:
         if len(self.seen) > LIMIT:
             self.seen.popitem(last=False)
         return True
+
+
+_CONTEXT_END = "</hook_context>"
+_CONTEXT = re.compile(r"\n\n<hook_context>(.*?)</hook_context>", re.DOTALL)
+_HOOK: dict[str, Any] = {"kind": "hook", "host": "gemini-cli"}
+_LOOP_PREFIX = "System: Potential loop detected."
+_LOOP_NOTE: dict[str, Any] = {"kind": "host", "host": "gemini-cli", "nudge": "loop-detected"}
+
+
+def _without_contexts(output: str) -> tuple[str, list[str]]:
+    """The output without the hook contexts appended to its end, and their texts."""
+    first = _CONTEXT.search(output)
+    if first is None:
+        return output, []
+    return output[: first.start()], _CONTEXT.findall(output, first.start())
+
+
+def _loop_note(content: Any) -> str | None:
+    """The text of Gemini CLI's own loop note, or None for any other user message."""
+    parts = content if isinstance(content, list) else [{"text": content}] if isinstance(content, str) else []
+    texts = [part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str)]
+    text = "".join(texts)
+    return text if text.startswith(_LOOP_PREFIX) else None
+
+
+def _usage(line: int, agent: str, message: dict[str, Any]) -> Record | None:
+    tokens = message.get("tokens")
+    if not isinstance(tokens, dict):
+        return None
+    count = [value if type(value) is int else 0 for value in (tokens.get(key) for key in
+                                                              ("input", "tool", "output", "thoughts"))]
+    model = message.get("model")
+    return usage(line, agent, model if isinstance(model, str) else None, count[0] + count[1], count[2] + count[3])
 
 
 def _tool_results(content: Any) -> bool:

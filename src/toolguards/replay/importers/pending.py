@@ -64,6 +64,15 @@ class Pending:
         self._queue.append(slot)
         self._waiting.setdefault(record.agent, []).append(slot)
 
+    def before_waiting(self, agent: str | None, record: Record) -> None:
+        """Queue a record before the calls of ``agent`` still waiting (a turn's usage, logged after the calls it
+        made); at the end of the queue when none waits."""
+        waiting = self._waiting.get(agent)
+        if not waiting:
+            self._queue.append(record)
+            return
+        self._queue.insert(self._queue.index(waiting[0]), record)
+
     def skip(self, line: int, label: str) -> None:
         """Queue a ``skipped`` record: a record of the format at ``line`` that the importer does not read."""
         self._queue.append(Record("skipped", line, text=label))
