@@ -33,17 +33,17 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .documents import Document, packaged_schema, read_json, schema_problems
-from .endpoint import check_url
 from .finding import Context, Finding, note, problem
-from .probe import Trial, session_id
+from .probe import Trial
 from .registrations import Registration, registrations, tried, twice, where_lines
 
-__all__ = ["MANAGED", "NAME", "PROGRAMS", "call_event", "check", "registered", "reset_event", "validate"]
+__all__ = ["MANAGED", "NAME", "PROGRAMS", "call_event", "check", "from_files", "registered", "reset_event", "validate"]
 
 NAME = "claude"
 PROGRAMS = ("claude",)
@@ -104,8 +104,9 @@ def registered(context: Context) -> bool:
                for scope, document in _documents(context))
 
 
-def check(context: Context) -> list[Finding]:
-    """Every finding about Claude Code."""
+def from_files(context: Context) -> tuple[list[Finding], list[Registration]]:
+    """The findings of Claude Code's files alone (nothing is run or asked), and our registrations in them that
+    Claude Code would run (an http handler's headers filled in as Claude Code fills them)."""
     documents = _documents(context)
     lines: list[Finding] = []
     mine: list[Registration] = []
@@ -128,17 +129,24 @@ def check(context: Context) -> list[Finding]:
     if not mine:
         return [*lines, problem(NAME, str(context.cwd / ".claude" / "settings.json"),
                                 "no toolguards hook in the settings files Claude Code reads here (or none of them is "
-                                "valid)", f"{_INSTALL} (or --scope user)")]
+                                "valid)", f"{_INSTALL} (or --scope user)")], mine
     lines += _switched_off(mine, in_effect)
     lines += _shape(mine)
     lines += twice(NAME, mine, ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit"),
                    "keep one: toolguards hook uninstall claude in the scope you do not want")
+    http, runnable = _http(mine, in_effect, context)
+    return lines + http, [registration for registration in mine if registration.handler.get("type") != "http"] + \
+        runnable
+
+
+def check(context: Context) -> list[Finding]:
+    """Every finding about Claude Code."""
+    lines, mine = from_files(context)
     cwd = str(context.cwd)
     env = {**context.env, "CLAUDE_PROJECT_DIR": cwd}
     trial = Trial(NAME, NAME, context.cwd, env, partial(reset_event, cwd=cwd), partial(call_event, cwd=cwd), validate,
                   _INSTALL)
-    plain = [registration for registration in mine if registration.handler.get("type") != "http"]
-    return lines + tried(trial, plain, context, _timeout) + _http(mine, in_effect, context)
+    return lines + tried(trial, mine, context, _timeout)
 
 
 def _timeout(registration: Registration) -> float | None:
@@ -191,20 +199,20 @@ def _shape(mine: list[Registration]) -> list[Finding]:
 
 
 def _http(mine: list[Registration], in_effect: list[tuple[str, Mapping[str, Any]]],
-          context: Context) -> list[Finding]:
-    """The http handlers: allowed by the settings, their headers filled, and the service answering."""
+          context: Context) -> tuple[list[Finding], list[Registration]]:
+    """The http handlers: allowed by the settings, and their headers filled in (the findings, and the handlers Claude
+    Code would post with, their headers as it sends them)."""
     allowed_urls = [pattern for _, settings in in_effect
                     for pattern in _strings(settings.get("allowedHttpHookUrls"))]
     listed = any(isinstance(settings.get("allowedHttpHookUrls"), list) for _, settings in in_effect)
     limits = [set(_strings(settings.get("httpHookAllowedEnvVars"))) for _, settings in in_effect
               if isinstance(settings.get("httpHookAllowedEnvVars"), list)]
     lines: list[Finding] = []
-    seen = set()
+    runnable = []
     for registration in mine:
         url = registration.url
-        if registration.handler.get("type") != "http" or url is None or url in seen:
+        if registration.handler.get("type") != "http" or url is None:
             continue
-        seen.add(url)
         where = str(registration.path)
         if listed and not any(fnmatch.fnmatchcase(url, pattern) for pattern in allowed_urls):
             lines.append(problem(NAME, where, f"allowedHttpHookUrls does not allow {url}: Claude Code blocks the hook",
@@ -213,28 +221,24 @@ def _http(mine: list[Registration], in_effect: list[tuple[str, Mapping[str, Any]
         allowed = set(_strings(registration.handler.get("allowedEnvVars")))
         for limit in limits:
             allowed &= limit
-        headers: dict[str, str] = {}
         missing: list[str] = []
-        for name, value in registration.headers.items():
-            if not isinstance(value, str):
-                continue
 
-            def filled(found: re.Match[str], allowed: set[str] = allowed, missing: list[str] = missing) -> str:
-                variable = found.group(1) or found.group(2)
-                if variable not in allowed or variable not in context.env:
-                    missing.append(variable)
-                    return ""
-                return context.env[variable]
+        def filled(found: re.Match[str], allowed: set[str] = allowed, missing: list[str] = missing) -> str:
+            variable = found.group(1) or found.group(2)
+            if variable not in allowed or variable not in context.env:
+                missing.append(variable)
+                return ""
+            return context.env[variable]
 
-            headers[name] = _HEADER_VARIABLE.sub(filled, value)
+        headers = {name: _HEADER_VARIABLE.sub(filled, value) for name, value in registration.headers.items()
+                   if isinstance(value, str)}
         for variable in dict.fromkeys(missing):
             why = "is not set" if variable in allowed else "is not in the handler's allowedEnvVars"
             lines.append(problem(NAME, where, f"the header names ${variable}, which {why}: Claude Code sends it empty",
                                  f"export {variable} before starting Claude Code" if variable in allowed else
                                  f'add "{variable}" to the handler\'s allowedEnvVars'))
-        lines += check_url(NAME, url, headers, where, context, event=call_event(session_id(), 1, str(context.cwd)),
-                           validate=validate)
-    return lines
+        runnable.append(replace(registration, headers=headers))
+    return lines, runnable
 
 
 def _strings(value: Any) -> list[str]:

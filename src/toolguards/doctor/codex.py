@@ -49,7 +49,17 @@ from .finding import Context, Finding, note, ok, problem
 from .probe import Trial
 from .registrations import Registration, registrations, tried, twice, where_lines
 
-__all__ = ["NAME", "PROGRAMS", "REQUIREMENTS", "call_event", "check", "registered", "reset_event", "validate"]
+__all__ = [
+    "NAME",
+    "PROGRAMS",
+    "REQUIREMENTS",
+    "call_event",
+    "check",
+    "from_files",
+    "registered",
+    "reset_event",
+    "validate",
+]
 
 NAME = "codex"
 PROGRAMS = ("codex",)
@@ -121,8 +131,8 @@ def registered(context: Context) -> bool:
     return bool(_found(context, config.value if config.usable else {})[0])
 
 
-def check(context: Context) -> list[Finding]:
-    """Every finding about Codex CLI."""
+def from_files(context: Context) -> tuple[list[Finding], list[Registration]]:
+    """The findings of Codex's files alone (nothing is run), and our registrations in them."""
     home = codex_home(context.env)
     user = read_toml(home / "config.toml")
     config = user.value if user.usable else {}
@@ -130,15 +140,19 @@ def check(context: Context) -> list[Finding]:
     lines = where_lines(NAME, mine) + lines + _elsewhere(context, home)
     if not mine:
         return [*lines, problem(NAME, str(home / "hooks.json"), "no toolguards hook in the hooks files Codex reads "
-                                                               "here", f"{_INSTALL} (or --scope user --trust)")]
+                                                               "here", f"{_INSTALL} (or --scope user --trust)")], mine
     lines += _shape(mine)
     lines += twice(NAME, mine, ("PostToolUse", "UserPromptSubmit"),
                    "keep one: toolguards hook uninstall codex in the scope you do not want")
     lines += _trust(mine, config, user.path)
     if any(registration.scope == "project" for registration in mine):
         lines += _project(context, config, user.path)
-    lines += _features(context, config, user.path, home)
+    return lines + _features(context, config, user.path, home), mine
 
+
+def check(context: Context) -> list[Finding]:
+    """Every finding about Codex CLI."""
+    lines, mine = from_files(context)
     cwd = str(context.cwd)
     trial = Trial(NAME, NAME, context.cwd, context.env, partial(reset_event, cwd=cwd), partial(call_event, cwd=cwd),
                   validate, _INSTALL)

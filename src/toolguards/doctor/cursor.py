@@ -25,7 +25,7 @@ from .finding import Context, Finding, note, problem
 from .probe import Trial
 from .registrations import Registration, registrations, tried, twice, where_lines
 
-__all__ = ["NAME", "PROGRAMS", "call_event", "check", "registered", "reset_event", "validate"]
+__all__ = ["NAME", "PROGRAMS", "call_event", "check", "from_files", "registered", "reset_event", "validate"]
 
 NAME = "cursor"
 PROGRAMS = ("cursor-agent",)
@@ -81,13 +81,13 @@ def registered(context: Context) -> bool:
     return bool(_found(context)[0])
 
 
-def check(context: Context) -> list[Finding]:
-    """Every finding about Cursor."""
+def from_files(context: Context) -> tuple[list[Finding], list[Registration]]:
+    """The findings of Cursor's files alone (nothing is run), and our registrations in them."""
     mine, lines = _found(context)
     lines = where_lines(NAME, mine) + lines
     if not mine:
         return [*lines, problem(NAME, str(context.cwd / ".cursor" / "hooks.json"),
-                                "no toolguards hook in the hooks files Cursor reads here", _INSTALL)]
+                                "no toolguards hook in the hooks files Cursor reads here", _INSTALL)], mine
     events = {registration.event for registration in mine}
     if "postToolUse" not in events:
         lines.append(problem(NAME, "postToolUse", "no toolguards hook answers postToolUse: no call is counted",
@@ -98,6 +98,12 @@ def check(context: Context) -> list[Finding]:
             lines.append(note(NAME, event, f"no toolguards hook answers {event}: {loss}", _INSTALL))
     lines += twice(NAME, mine, ("postToolUse", "postToolUseFailure", "beforeSubmitPrompt"),
                    "keep one: toolguards hook uninstall cursor in the scope you do not want")
+    return lines, mine
+
+
+def check(context: Context) -> list[Finding]:
+    """Every finding about Cursor."""
+    lines, mine = from_files(context)
     cwd = str(context.cwd)
     trial = Trial(NAME, NAME, context.cwd, context.env, partial(reset_event, cwd=cwd), partial(call_event, cwd=cwd),
                   validate, _INSTALL)

@@ -46,7 +46,17 @@ from .finding import Context, Finding, note, ok, problem
 from .probe import Trial, expand
 from .registrations import Registration, registrations, tried, twice, where_lines
 
-__all__ = ["LOOP_CALLS", "NAME", "PROGRAMS", "call_event", "check", "registered", "reset_event", "validate"]
+__all__ = [
+    "LOOP_CALLS",
+    "NAME",
+    "PROGRAMS",
+    "call_event",
+    "check",
+    "from_files",
+    "registered",
+    "reset_event",
+    "validate",
+]
 
 NAME = "gemini"
 PROGRAMS = ("gemini",)
@@ -109,8 +119,8 @@ def registered(context: Context) -> bool:
                for scope, document in _documents(context, trusted=True))
 
 
-def check(context: Context) -> list[Finding]:
-    """Every finding about Gemini CLI."""
+def from_files(context: Context) -> tuple[list[Finding], list[Registration]]:
+    """The findings of Gemini CLI's files alone (nothing is run), and our registrations in them."""
     trust = folder_trust(str(context.cwd), context.env)
     documents = _documents(context, trusted=True)  # the project's file too: where is the registration, trusted or not
     lines: list[Finding] = []
@@ -135,13 +145,18 @@ def check(context: Context) -> list[Finding]:
     if not mine:
         return [*lines, problem(NAME, str(context.cwd / ".gemini" / "settings.json"),
                                 "no toolguards hook in the settings files Gemini CLI reads here",
-                                f"{_INSTALL} (or --scope user)")]
+                                f"{_INSTALL} (or --scope user)")], mine
     in_effect = [document.value for _, document in documents if document.usable]
     lines += _switched_off(mine, documents, in_effect)
     lines += _shape(mine)
     lines += twice(NAME, mine, ("AfterTool", "BeforeAgent"),
                    "keep one: toolguards hook uninstall gemini in the scope you do not want")
-    lines += _loop_detection(mine, in_effect, context)
+    return lines + _loop_detection(mine, in_effect, context), mine
+
+
+def check(context: Context) -> list[Finding]:
+    """Every finding about Gemini CLI."""
+    lines, mine = from_files(context)
     cwd = str(context.cwd)
     env = {**context.env, "GEMINI_PROJECT_DIR": cwd, "GEMINI_CWD": cwd, "CLAUDE_PROJECT_DIR": cwd}
     trial = Trial(NAME, NAME, context.cwd, env, partial(reset_event, cwd=cwd), partial(call_event, cwd=cwd), validate,
