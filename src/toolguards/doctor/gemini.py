@@ -17,8 +17,9 @@ reference of its files and folder trust).
   the 5th identical call and stops the prompt at the 6th, so a reminder at 5 or more identical calls (or cycle
   repetitions) never arrives: a note naming the guard and its thresholds, a problem when none of them can arrive.
 - **Does it answer**: the command (``toolguards.doctor.probe``), on synthetic ``BeforeAgent`` and ``AfterTool`` events
-  of the shape Gemini CLI sends, run with ``$GEMINI_PROJECT_DIR``, ``$GEMINI_CWD`` and ``$CLAUDE_PROJECT_DIR`` set as
-  Gemini CLI sets them, within the registration's ``timeout`` (milliseconds, by default 60,000).
+  of the shape Gemini CLI sends, with ``$GEMINI_PROJECT_DIR``, ``$GEMINI_CWD``, ``$GEMINI_SESSION_ID`` and
+  ``$CLAUDE_PROJECT_DIR`` replaced in the command line (quotes or not) and set in its environment, as Gemini CLI does,
+  within the registration's ``timeout`` (milliseconds, by default 60,000).
 
 What files cannot show: an IDE's trust signal, ``--skip-trust`` (which still leaves a project's hooks out), and a
 headless run without ``--approval-mode yolo`` (or allowed tools), where the shell tool is not offered at all.
@@ -158,9 +159,9 @@ def check(context: Context) -> list[Finding]:
     """Every finding about Gemini CLI."""
     lines, mine = from_files(context)
     cwd = str(context.cwd)
-    env = {**context.env, "GEMINI_PROJECT_DIR": cwd, "GEMINI_CWD": cwd, "CLAUDE_PROJECT_DIR": cwd}
-    trial = Trial(NAME, NAME, context.cwd, env, partial(reset_event, cwd=cwd), partial(call_event, cwd=cwd), validate,
-                  _INSTALL)
+    own = {"GEMINI_PROJECT_DIR": cwd, "GEMINI_CWD": cwd, "CLAUDE_PROJECT_DIR": cwd}
+    trial = Trial(NAME, NAME, context.cwd, {**context.env, **own}, partial(reset_event, cwd=cwd),
+                  partial(call_event, cwd=cwd), validate, _INSTALL, {**own, "GEMINI_SESSION_ID": "$SESSION"})
     return lines + tried(trial, mine, context, _timeout)
 
 

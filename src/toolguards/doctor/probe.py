@@ -30,7 +30,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,20 +106,26 @@ def expand(text: str, env: Mapping[str, str]) -> str:
     return _VARIABLE.sub(lambda found: env.get(found.group(1) or found.group(2), found.group(0)), text)
 
 
+def _substitute(text: str, values: Mapping[str, str]) -> str:
+    """``$NAME`` and ``${NAME}`` of the names in ``values`` replaced, whatever the shell's quotes around them."""
+    return _VARIABLE.sub(lambda found: values.get(found.group(1) or found.group(2), found.group(0)), text)
+
+
 def _program_found(program: str, env: Mapping[str, str]) -> bool:
     if os.sep in program or (os.altsep and os.altsep in program):
         return os.path.isfile(program) and os.access(program, os.X_OK)
     return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
 
 
-def state_folder(command: HookCommand, context: Context, cwd: Path) -> Path:
-    """The folder the command keeps its state in: ``--state-dir``, else the user's cache folder + toolguards."""
+def state_folder(command: HookCommand, env: Mapping[str, str], cwd: Path) -> Path:
+    """The folder the command keeps its state in, run in ``cwd`` with ``env``: ``--state-dir``, else the user's cache
+    folder + toolguards."""
     if command.state_dir is not None:
-        return cwd / os.path.expanduser(expand(command.state_dir, context.env))
+        return cwd / os.path.expanduser(expand(command.state_dir, env))
     if sys.platform == "linux":  # the hook's own rule (``hooks.command.xdg_cache_dir``), for the host's environment
-        base = context.env.get("XDG_CACHE_HOME", "")
+        base = env.get("XDG_CACHE_HOME", "")
         if not os.path.isabs(base):
-            base = os.path.join(context.home(), ".cache")
+            base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
         return Path(base) / "toolguards"
     from ..hooks.command import default_state_dir  # noqa: PLC0415
 
@@ -187,6 +193,9 @@ class Trial:
     call: Event
     validate: Callable[[Any], list[str]]
     fix: str
+    #: variables the host replaces in the command's text itself before the shell sees it (Gemini CLI's
+    #: ``$GEMINI_PROJECT_DIR``…), beside setting them in the environment; ``$SESSION`` stands for the event's session
+    substituted: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_command(trial: Trial, command: HookCommand, where: str, context: Context,
@@ -211,7 +220,7 @@ def check_command(trial: Trial, command: HookCommand, where: str, context: Conte
                                  f"toolguards validate {shlex.quote(str(config))}, and fix what it says"))
         else:
             found.append(ok(label, str(config), "the guard file validates"))
-    folder = state_folder(command, context, cwd)
+    folder = state_folder(command, env, cwd)
     why = _unwritable(folder, host_module(trial.host).STATE_FILE)
     if why is not None:
         found.append(problem(label, str(folder), f"the hook cannot keep its state here ({why}): it answers nothing",
@@ -238,8 +247,9 @@ def _answers(trial: Trial, command: HookCommand, where: str, context: Context, t
         return [problem(label, where, f"the hook cannot answer: {exc}", trial.fix)]
     first = next((index for index, text in enumerate(expected) if text), None)
     sent = events[: (first if first is not None else 3) + 1]
-    text = f"{command.text} --state-dir {shlex.quote(str(scratch / 'state'))}"
-    answers = [_run(text, event, context, trial.cwd, trial.env) for event in sent]
+    values = {name: session if value == "$SESSION" else value for name, value in trial.substituted.items()}
+    text = f"{_substitute(command.text, values)} --state-dir {shlex.quote(str(scratch / 'state'))}"
+    answers = [_run(text, event, context, trial.cwd, {**trial.env, **values}) for event in sent]
     for number, (answer, wanted) in enumerate(zip(answers, expected, strict=False)):
         what = "the new-prompt event" if number == 0 else f"the {_ordinal(number)} identical call"
         failure = _failure(answer, wanted, trial.validate)
