@@ -238,7 +238,7 @@ def _http(mine: list[Registration], in_effect: list[tuple[str, Mapping[str, Any]
                                  f"export {variable} before starting Claude Code" if variable in allowed else
                                  f'add "{variable}" to the handler\'s allowedEnvVars'))
         runnable.append(replace(registration, headers=headers))
-    return lines, runnable
+    return list(dict.fromkeys(lines)), runnable
 
 
 def _strings(value: Any) -> list[str]:
