@@ -82,7 +82,7 @@ def check_url(label: str, url: str, headers: Mapping[str, str], where: str, cont
         return [problem(label, where, f"the service at {url} has no such route (HTTP 404)",
                         "register the service's /hooks/<host> URL")]
     if not 200 <= status < 300:
-        said = f": {text[:120]}" if text else ""
+        said = f": {_error(text)[:120]}" if text else ""
         return [problem(label, where, f"the service at {url} answers HTTP {status}{said}", "see the service's log")]
     if text:
         try:
@@ -94,3 +94,12 @@ def check_url(label: str, url: str, headers: Mapping[str, str], where: str, cont
                                           f"({refused[0]})", "point the registration at toolguards serve's "
                                                              "/hooks/<host> route")]
     return [ok(label, where, f"the service at {url} answers the host's events")]
+
+
+def _error(text: str) -> str:
+    """An error body's message: the service's ``{"error": "…"}``, else the text itself."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value["error"] if isinstance(value, dict) and isinstance(value.get("error"), str) else text
