@@ -170,3 +170,27 @@ def test_the_full_check_runs_the_registered_command_with_gemini_cli_s_variables(
         f"gemini: ok: {home.home}/.cache/toolguards: the state folder is writable",
         f"gemini: ok: {home.project}/.gemini/settings.json: the command answers as the host expects: the reminder at "
         "the 3rd identical call"]
+
+
+def test_gemini_cli_home_moves_the_user_settings_and_a_hook_left_in_the_home_folder_is_named(tmp_path):
+    home = Home.fresh(tmp_path)
+    left = home.write(".gemini/settings.json", registration("gemini"))
+    moved = home.home / "gemini-home"
+    context = home.context(GEMINI_CLI_HOME=str(moved), GEMINI_CLI_TRUST_WORKSPACE="true",
+                           GEMINI_CLI_SYSTEM_SETTINGS_PATH=str(home.home / "etc" / "system.json"))
+    found, _ = gemini.from_files(context)
+    assert lines(found) == [
+        f"gemini: problem: {left}: holds a toolguards hook, but GEMINI_CLI_HOME moves the user's settings to "
+        f"{moved}/.gemini/settings.json: Gemini CLI never reads this file; fix: move the hooks to "
+        f"{moved}/.gemini/settings.json",
+        f"gemini: ok: {home.project}: Gemini CLI trusts this folder (GEMINI_CLI_TRUST_WORKSPACE=true trusts every "
+        "folder)",
+        NONE.format(project=home.project)]
+    (moved / ".gemini").mkdir(parents=True)
+    (moved / ".gemini" / "settings.json").write_text(left.read_text(encoding="utf-8"), encoding="utf-8")
+    left.unlink()
+    found, _ = gemini.from_files(context)
+    assert lines(found, ("ok", "problem")) == [
+        f"gemini: ok: {moved}/.gemini/settings.json: user scope: AfterTool, BeforeAgent run {T} hook gemini",
+        f"gemini: ok: {home.project}: Gemini CLI trusts this folder (GEMINI_CLI_TRUST_WORKSPACE=true trusts every "
+        "folder)"]

@@ -3,7 +3,8 @@ reference of its files and folder trust).
 
 - **Where**: the settings files Gemini CLI merges, in its order: the system defaults, the user's
   ``<$GEMINI_CLI_HOME or home>/.gemini/settings.json``, the project's ``.gemini/settings.json`` (read only in a
-  trusted folder, and never when the folder is the home folder itself), the system file.
+  trusted folder, and never when the folder is the home folder itself), the system file. A registration in
+  ``~/.gemini/settings.json`` while ``GEMINI_CLI_HOME`` moves the user's settings elsewhere is a problem.
 - **Valid**: each file parses as JSON with comments (Gemini CLI stops on one that does not: a problem); its
   ``hooks`` and ``hooksConfig`` against the shipped settings schema (Gemini CLI only warns and keeps the values: a
   note). Our handlers need ``"type": "command"`` (Gemini CLI drops any other without a word); ``AfterTool`` must be
@@ -134,7 +135,7 @@ def from_files(context: Context) -> tuple[list[Finding], list[Registration]]:
             mine += registrations(NAME, scope, document.path, document.value)
             lines += [note(NAME, str(document.path), f"{text}: Gemini CLI warns, and keeps the value",
                            "correct the setting") for text in schema_problems(packaged_schema(_SCHEMA), document.value)]
-    lines = where_lines(NAME, mine) + lines
+    lines = where_lines(NAME, mine) + lines + _elsewhere(context)
     if trust.trusted is not True:
         rule = f"{json.dumps(str(context.cwd))}: \"TRUST_FOLDER\""
         lines.append(problem(NAME, str(context.cwd), f"Gemini CLI runs no hooks in this folder until it is trusted "
@@ -169,6 +170,19 @@ def _timeout(registration: Registration) -> float:
     """A handler's timeout as Gemini CLI reads it: milliseconds, by default 60,000."""
     value = registration.handler.get("timeout")
     return value / 1000 if isinstance(value, (int, float)) and value > 0 else 60.0
+
+
+def _elsewhere(context: Context) -> list[Finding]:
+    """Our hooks in ``~/.gemini/settings.json`` while ``GEMINI_CLI_HOME`` moves the user's settings elsewhere."""
+    user = Path(settings_files(context.env)["user"])
+    other = context.home() / ".gemini" / "settings.json"
+    if os.path.realpath(other) == os.path.realpath(user):
+        return []
+    document = read_json(other, comments=True)
+    if not document.usable or not registrations(NAME, "user", other, document.value):
+        return []
+    return [problem(NAME, str(other), f"holds a toolguards hook, but GEMINI_CLI_HOME moves the user's settings to "
+                                      f"{user}: Gemini CLI never reads this file", f"move the hooks to {user}")]
 
 
 def _switched_off(mine: list[Registration], documents: list[tuple[str, Document]],
