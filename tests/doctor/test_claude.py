@@ -89,6 +89,12 @@ CASES = {
         WHERE, "claude: problem: managed settings: \"allowManagedHooksOnly\": true: Claude Code runs only managed "
                "hooks, none of toolguards'; fix: ask whoever manages this machine to add toolguards' hooks to the "
                "managed settings"),
+    "managed settings that keep hooks to plugins and managed ones": case(
+        lambda home: (installed(home), home.write("etc/claude-code/managed-settings.d/policy.json",
+                                                  {"strictPluginOnlyCustomization": ["hooks", "mcp"]})),
+        WHERE, 'claude: problem: managed settings: "strictPluginOnlyCustomization": ["hooks", "mcp"]: Claude Code runs '
+               "only managed hooks, none of toolguards'; fix: ask whoever manages this machine to add toolguards' "
+               "hooks to the managed settings"),
     "registered for the user and the project, differently": case(
         lambda home: (installed(home), home.write(".claude/settings.json", registration("claude", "--locale", "zh"))),
         f"claude: ok: {{home}}/.claude/settings.json: user scope: {EVENTS} run {T} hook claude --locale zh", WHERE,

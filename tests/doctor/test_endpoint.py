@@ -74,3 +74,24 @@ def test_the_service_answers_a_host_s_events(tmp_path, served, module):
 def test_what_doctor_says_of_a_wrong_route(tmp_path, served, path, expected):
     url = f"{served}{path}"
     assert posted(Home.fresh(tmp_path), url) == [f"codex: problem: hooks.json: {expected.format(url=url)}"]
+
+
+def test_a_curl_registration_is_posted_with_the_headers_the_shell_fills_in(tmp_path):
+    token = tmp_path / "token"
+    token.write_text("a-token-of-twenty-chars\n", encoding="utf-8")
+    serve = Serve("--token-file", str(token)).ready()
+    try:
+        url = f"http://127.0.0.1:{serve.port}/hooks/gemini"
+        curl = f"curl -s -H 'Authorization: Bearer $TG_TOKEN' --data-binary @- {url}"
+        home = Home.fresh(tmp_path)
+        home.write("project/.gemini/settings.json", {"hooks": {
+            "AfterTool": [{"matcher": "*", "hooks": [{"name": "toolguards", "type": "command", "command": curl}]}],
+            "BeforeAgent": [{"hooks": [{"name": "toolguards", "type": "command", "command": curl}]}]}})
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true", "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(home.home / "none.json")}
+        right = gemini.check(home.context(TG_TOKEN="a-token-of-twenty-chars", **env))
+        wrong = gemini.check(home.context(TG_TOKEN="another", **env))
+    finally:
+        serve.stop()
+    where = home.project / ".gemini" / "settings.json"
+    assert lines(right)[-1] == f"gemini: ok: {where}: the service at {url} answers the host's events"
+    assert lines(wrong)[-1].startswith(f"gemini: problem: {where}: the service at {url} refuses the request (HTTP 401)")

@@ -172,9 +172,11 @@ def _switched_off(mine: list[Registration], in_effect: list[tuple[str, Mapping[s
         if scope != "managed" or managed_ours:
             continue
         for key in ("allowManagedHooksOnly", "strictPluginOnlyCustomization"):
-            if settings.get(key) is True:
-                lines.append(problem(NAME, "managed settings", f'"{key}": true: Claude Code runs only managed hooks, '
-                                                               "none of toolguards'",
+            value = settings.get(key)
+            if value is True or (key == "strictPluginOnlyCustomization" and isinstance(value, list)
+                                 and "hooks" in value):
+                lines.append(problem(NAME, "managed settings", f'"{key}": {json.dumps(value)}: Claude Code runs only '
+                                                               "managed hooks, none of toolguards'",
                                      "ask whoever manages this machine to add toolguards' hooks to the managed "
                                      "settings"))
     return lines

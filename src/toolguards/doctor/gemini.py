@@ -191,8 +191,8 @@ def _switched_off(mine: list[Registration], documents: list[tuple[str, Document]
     if merged(*in_effect, keys=("hooksConfig", "enabled")) is False:
         lines.append(problem(NAME, "hooksConfig.enabled", "Gemini CLI's hooks are switched off (false): it runs none",
                              "remove hooksConfig.enabled: false from the settings"))
-    names = {HOOK_NAME} | {str(registration.handler.get("name")) for registration in mine} | {
-        registration.runs for registration in mine}
+    names = {HOOK_NAME} | {registration.runs for registration in mine} | {
+        registration.handler["name"] for registration in mine if isinstance(registration.handler.get("name"), str)}
     for scope, document in documents:
         hooks_config = document.value.get("hooksConfig") if document.usable else None
         disabled = hooks_config.get("disabled") if isinstance(hooks_config, dict) else None

@@ -22,7 +22,7 @@ from typing import Any
 
 from .endpoint import check_url, curl_request, posts_to_hooks
 from .finding import Context, Finding, ok, problem
-from .probe import HookCommand, Trial, check_command, read_command, session_id
+from .probe import HookCommand, Trial, check_command, expand, read_command, session_id
 
 __all__ = ["Registration", "handlers", "registrations", "tried", "twice", "where_lines"]
 
@@ -129,6 +129,9 @@ def tried(trial: Trial, found: Iterable[Registration], context: Context,
             lines += check_command(trial, registration.command, str(registration.path), context,
                                    timeout(registration))
         elif registration.url is not None:
-            lines += check_url(trial.label, registration.url, registration.headers, str(registration.path), context,
+            headers = registration.headers
+            if registration.handler.get("type") != "http":  # a curl command: the shell fills its variables in
+                headers = {name: expand(value, trial.env) for name, value in headers.items()}
+            lines += check_url(trial.label, registration.url, headers, str(registration.path), context,
                                event=trial.call(session_id(), 1), validate=trial.validate)
     return lines
