@@ -269,3 +269,17 @@ def test_the_full_check_runs_the_registered_command(tmp_path):
         f"codex: ok: {home.project}/.codex/hooks.json: the command answers as the host expects: the reminder at the "
         "3rd identical call"]
     assert not (home.home / ".cache").exists()  # the user's state folder was left alone
+
+
+def test_from_a_subfolder_the_trust_fix_says_where_to_run_it(tmp_path):
+    home = Home.fresh(tmp_path)
+    installed(home)
+    trusted_project(home)
+    deeper = home.project / "src" / "pkg"
+    deeper.mkdir(parents=True)
+    context = home.context()
+    found, _ = codex.from_files(type(context)(deeper, context.env, context.scratch))
+    assert lines(found, ("problem",)) == [
+        f"codex: problem: {key(home, event)}: Codex has not reviewed this hook, so it skips it (without a word under "
+        f"`codex exec`); fix: in {home.project}: toolguards hook install codex --trust, or review it in /hooks in "
+        "`codex`" for event in ("post_tool_use", "user_prompt_submit")]

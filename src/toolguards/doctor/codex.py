@@ -144,7 +144,7 @@ def from_files(context: Context) -> tuple[list[Finding], list[Registration]]:
     lines += _shape(mine)
     lines += twice(NAME, mine, ("PostToolUse", "UserPromptSubmit"),
                    "keep one: toolguards hook uninstall codex in the scope you do not want")
-    lines += _trust(mine, config, user.path)
+    lines += _trust(mine, config, user.path, context.cwd)
     if any(registration.scope == "project" for registration in mine):
         lines += _project(context, config, user.path)
     return lines + _features(context, config, user.path, home), mine
@@ -203,7 +203,7 @@ def _hash(registration: Registration) -> str | None:
     return handler_hash(registration.event, matcher, registration.handler)
 
 
-def _trust(mine: list[Registration], config: dict[str, Any], path: Path) -> list[Finding]:
+def _trust(mine: list[Registration], config: dict[str, Any], path: Path, cwd: Path) -> list[Finding]:
     states = hook_states(config)
     lines = []
     trusted = 0
@@ -214,9 +214,11 @@ def _trust(mine: list[Registration], config: dict[str, Any], path: Path) -> list
         key = hook_key(str(registration.path), registration.event, registration.group, registration.position)
         status = trust_status(HookEntry(key, registration.event, registration.handler, digest), states)
         in_toml = registration.path.suffix == ".toml"
+        folder = registration.path.parent.parent  # the project folder of a project's .codex/hooks.json
+        there = "" if registration.scope == "user" or folder == Path(os.path.abspath(cwd)) else f"in {folder}: "
         fix = ("review it in /hooks in `codex`" if in_toml else
-               f"toolguards hook install codex{' --scope user' if registration.scope == 'user' else ''} --trust, "
-               "or review it in /hooks in `codex`")
+               f"{there}toolguards hook install codex{' --scope user' if registration.scope == 'user' else ''} "
+               "--trust, or review it in /hooks in `codex`")
         if status == "untrusted":
             lines.append(problem(NAME, key, "Codex has not reviewed this hook, so it skips it (without a word under "
                                             "`codex exec`)", fix))
