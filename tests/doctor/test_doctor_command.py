@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
 
+from conftest import REPO
 from support.doctor_homes import Home, registration
 from support.hooks import TOOLGUARDS
 
@@ -77,3 +79,17 @@ def test_json_for_scripts_and_the_exit_code_follow_the_problems(tmp_path):
     (home.project / ".cursor" / "hooks.json").write_text("{", encoding="utf-8")
     broken = doctor(home, "cursor", "--format", "json")
     assert (broken.returncode, json.loads(broken.stdout)["ok"]) == (1, False)
+
+
+def test_the_report_docs_doctor_md_shows_is_the_one_doctor_prints(tmp_path):
+    """The block marked ``tested: doctor:report`` of docs/doctor.md, with the page's folders for this test's."""
+    text = (REPO / "docs" / "doctor.md").read_text(encoding="utf-8")
+    shown = re.search(r"<!-- tested: doctor:report -->\n```text\n(.*?)```", text, re.DOTALL)
+    assert shown is not None
+    home = Home.fresh(tmp_path)
+    home.write("project/.codex/hooks.json", registration("codex"))
+    home.write(".codex/config.toml", f'[projects."{home.project}"]\ntrust_level = "trusted"\n')
+    done = doctor(home, "codex")
+    printed = (done.stdout.replace(str(TOOLGUARDS), "/home/me/.venv/bin/toolguards")
+               .replace(str(home.project), "/home/me/app").replace(str(home.home), "/home/me"))
+    assert (done.returncode, printed) == (1, shown.group(1))

@@ -12,9 +12,12 @@ from support.doctor_homes import Home, command, lines, registration
 from support.hooks import TOOLGUARDS
 from support.servers import Serve, free_port
 from toolguards.doctor import claude
+from toolguards.hooks import host
 
 T = str(TOOLGUARDS)
-EVENTS = "PostToolUse, PostToolUseFailure, UserPromptSubmit"
+#: the events install registers (``toolguards.hooks.claude.register``), as the where line lists them
+REGISTERED = tuple(host("claude").register({}))
+EVENTS = ", ".join(REGISTERED)
 WHERE = f"claude: ok: {{project}}/.claude/settings.json: project scope: {EVENTS} run {T} hook claude"
 NONE = ("claude: problem: {project}/.claude/settings.json: no toolguards hook in the settings files Claude Code reads "
         "here (or none of them is valid); fix: toolguards hook install claude (or --scope user)")
@@ -100,8 +103,7 @@ CASES = {
         f"claude: ok: {{home}}/.claude/settings.json: user scope: {EVENTS} run {T} hook claude --locale zh", WHERE,
         *(f"claude: problem: {event}: 2 different toolguards registrations answer {event} ({{home}}/.claude/"
           "settings.json (user), {project}/.claude/settings.json (project)): every call counts 2 times; fix: keep one: "
-          "toolguards hook uninstall claude in the scope you do not want"
-          for event in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit"))),
+          "toolguards hook uninstall claude in the scope you do not want" for event in REGISTERED)),
 }
 
 
