@@ -216,3 +216,14 @@ def test_another_installation_whose_reminder_differs(tmp_path):
         "codex: ok: hooks.json: the command answers as the host expects: the reminder at the 3rd identical call",
         "codex: note: hooks.json: the command's reminder differs from this installation's: it runs another version of "
         "toolguards or another guard file; fix: install the hook again from the toolguards you use"]
+
+
+def test_a_command_that_hangs_is_given_up_on_once(tmp_path):
+    home = Home.fresh(tmp_path)
+    read = read_command(f"{script(home, 'sleep 30')} hook codex", "codex")
+    assert read is not None
+    context = home.context()
+    impatient = type(context)(context.cwd, context.env, context.scratch, timeout=1)
+    assert lines(check_command(trial(home), read, "hooks.json", impatient))[2:] == [
+        "codex: problem: hooks.json: the command, run as registered, gives no answer within 1 s at the new-prompt "
+        "event; fix: run it by hand to see why, or register it afresh: register it again"]

@@ -25,6 +25,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -149,7 +150,7 @@ def _unwritable(folder: Path, state_file: str) -> str | None:
 
 @dataclass(frozen=True)
 class _Answer:
-    returncode: int
+    returncode: int | None  # None: no answer in time
     stdout: str
     stderr: str
     seconds: float
@@ -157,13 +158,20 @@ class _Answer:
 
 def _run(text: str, event: Mapping[str, Any], context: Context, cwd: Path,
          env: Mapping[str, str]) -> _Answer:
+    """One run of the command line through the shell, the event on its stdin; a run past the timeout is ended with
+    everything it started (its own process group), so nothing it left holds the pipes."""
     started = time.monotonic()
-    try:
-        done = subprocess.run(text, shell=True, cwd=cwd, env=dict(env), input=json.dumps(event), capture_output=True,
-                              text=True, timeout=context.timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return _Answer(-1, "", f"no answer within {context.timeout:g} seconds", context.timeout)
-    return _Answer(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+    with subprocess.Popen(text, shell=True, cwd=cwd, env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=os.name != "nt") as process:
+        try:
+            stdout, stderr = process.communicate(json.dumps(event), timeout=context.timeout)
+        except subprocess.TimeoutExpired:
+            if os.name != "nt":
+                os.killpg(process.pid, signal.SIGKILL)
+            process.kill()
+            process.communicate()
+            return _Answer(None, "", "", context.timeout)
+    return _Answer(process.returncode, stdout, stderr, time.monotonic() - started)
 
 
 def _expected(host: str, events: list[dict[str, Any]], config: Path | None, locale: str | None,
@@ -249,11 +257,13 @@ def _answers(trial: Trial, command: HookCommand, where: str, context: Context, t
     sent = events[: (first if first is not None else 3) + 1]
     values = {name: session if value == "$SESSION" else value for name, value in trial.substituted.items()}
     text = f"{_substitute(command.text, values)} --state-dir {shlex.quote(str(scratch / 'state'))}"
-    answers = [_run(text, event, context, trial.cwd, {**trial.env, **values}) for event in sent]
-    for number, (answer, wanted) in enumerate(zip(answers, expected, strict=False)):
+    answers = []
+    for number, (event, wanted) in enumerate(zip(sent, expected, strict=False)):
+        answer = _run(text, event, context, trial.cwd, {**trial.env, **values})
+        answers.append(answer)
         what = "the new-prompt event" if number == 0 else f"the {_ordinal(number)} identical call"
         failure = _failure(answer, wanted, trial.validate)
-        if failure is not None:
+        if failure is not None:  # the first one is enough: a command that hangs is not waited for again
             return [problem(label, where, f"the command, run as registered, {failure} at {what}",
                             f"run it by hand to see why, or register it afresh: {trial.fix}")]
     slowest = max(answer.seconds for answer in answers)
@@ -282,6 +292,8 @@ def _tool(event: Mapping[str, Any]) -> str:
 def _failure(answer: _Answer, wanted: str, validate: Callable[[Any], list[str]]) -> str | None:
     """What is wrong with one answer (None: nothing)."""
     said = answer.stderr.strip().splitlines()
+    if answer.returncode is None:
+        return f"gives no answer within {answer.seconds:g} s"
     if answer.returncode != 0:
         return f"exits {answer.returncode}" + (f" ({said[-1]})" if said else "")
     if said:
