@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import toolguards
+from toolguards.doctor import CHECKS
 from toolguards.hooks import HOSTS
 from toolguards.kinds import BUILTIN_KINDS
 from toolguards.mcp_proxy.clients import CLIENTS
@@ -110,9 +111,10 @@ def test_the_circle_finder_finds_a_circle():
 
 
 def family_members() -> set[str]:
-    """The modules that a family's registry names: host protocols, session formats, kinds, stores, MCP clients, and
-    the frameworks' adapters."""
-    members = {*HOSTS.values(), *(module.__name__ for module in READERS.values()), *STORES.values(), *CLIENTS.values()}
+    """The modules that a family's registry names: host protocols, session formats, kinds, stores, MCP clients,
+    doctor's checks of each host, and the frameworks' adapters."""
+    members = {*HOSTS.values(), *(module.__name__ for module in READERS.values()), *STORES.values(), *CLIENTS.values(),
+               *CHECKS.values()}
     members |= {type(kind).__module__ for kind in BUILTIN_KINDS.values()}
     members |= {name for name in MODULES if name.startswith("toolguards.integrations.")}
     return members

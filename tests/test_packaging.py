@@ -61,6 +61,10 @@ def test_wheel_carries_the_data(wheel: Path):
         "toolguards/_data/schemas/toolguards.schema.json",
         "toolguards/_data/templates/en/repeat-tool-reminder/first.j2",
         "toolguards/_data/templates/zh/repeat-tool-reminder/detailed.j2",
+        "toolguards/doctor/schemas/claude-code-settings.schema.json",
+        "toolguards/doctor/schemas/codex-post-tool-use.command.output.schema.json",
+        "toolguards/doctor/schemas/gemini-settings.hooks-subset.schema.json",
+        "toolguards/doctor/schemas/LICENSE-APACHE-2.0",
         "toolguards/py.typed",
     ):
         assert expected in names

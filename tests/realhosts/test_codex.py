@@ -315,3 +315,59 @@ def test_user_scope_installs_under_codex_home_through_its_symlink_and_uninstall_
     assert done.returncode == 0, done.stderr
     assert (real / "config.toml").read_text(encoding="utf-8") == before
     assert hooks_list(codex_program, env, home / "project") == []
+
+
+# --- toolguards doctor, beside the real runs ----------------------------------------------------------------------
+
+
+def doctor(done: Run) -> subprocess.CompletedProcess[str]:
+    """``toolguards doctor codex`` in the run's project, with the environment its ``codex exec`` had."""
+    return subprocess.run([str(TOOLGUARDS), "doctor", "codex"], cwd=done.project, env=done.env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def problems(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in done.stdout.splitlines() if line.startswith("codex: problem: ")]
+
+
+def not_reviewed(hooks_file: Path) -> list[str]:
+    return [f"codex: problem: {hooks_file}:{event}:0:0: Codex has not reviewed this hook, so it skips it (without a "
+            "word under `codex exec`); fix: toolguards hook install codex --trust, or review it in /hooks in `codex`"
+            for event in ("post_tool_use", "user_prompt_submit")]
+
+
+def test_doctor_gives_the_trust_fix_where_codex_skipped_our_hooks_and_exits_0_where_it_ran_them(trusted, untrusted):
+    before = doctor(untrusted)
+    assert (before.returncode, problems(before)) == (1, not_reviewed(untrusted.project / ".codex" / "hooks.json"))
+    assert [mentions(request, GENTLE) for request in untrusted.requests] == [0] * 7  # the real run agrees: none
+    after = doctor(trusted)
+    assert (after.returncode, problems(after)) == (0, []), after.stdout
+    assert after.stdout.splitlines()[-1] == (
+        f"codex: ok: {trusted.project / '.codex' / 'hooks.json'}: the command answers as the host expects: the "
+        "reminder at the 3rd identical call")
+    assert [mentions(request, GENTLE) for request in trusted.requests] == [0, 0, 0, 1, 1, 1, 1]  # and so does this one
+
+
+def test_doctor_before_and_after_install_trust_agrees_with_codex_s_own_list(tmp_path, codex_program):
+    home = tmp_path / "home"
+    codex_home, project = home / ".codex", home / "project"
+    for folder in (codex_home, project / ".git"):
+        folder.mkdir(parents=True)
+    (codex_home / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n', encoding="utf-8")
+    env = environment(home, codex_home)
+    del env["CODEX_HOME"]  # unset: ~/.codex
+    run_in = Run(home, codex_home, project, env, subprocess.CompletedProcess([], 0), subprocess.CompletedProcess([], 0))
+
+    def install(*options: str) -> None:
+        done = subprocess.run([str(TOOLGUARDS), "hook", "install", "codex", *options], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+
+    install()
+    before = doctor(run_in)
+    assert (before.returncode, problems(before)) == (1, not_reviewed(project / ".codex" / "hooks.json"))
+    assert {hook["trustStatus"] for hook in hooks_list(codex_program, env, project)} == {"untrusted"}
+    install("--trust")  # the fix doctor gave
+    after = doctor(run_in)
+    assert (after.returncode, problems(after)) == (0, []), after.stdout
+    assert {hook["trustStatus"] for hook in hooks_list(codex_program, env, project)} == {"trusted"}

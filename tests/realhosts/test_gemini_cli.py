@@ -18,6 +18,7 @@ one, and ``--skip-trust`` drops the project's hooks without a word, while the us
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -185,8 +186,19 @@ def test_replaying_the_chat_gives_the_live_reminders_at_the_same_calls(loop):
 # --- trust --------------------------------------------------------------------------------------------------------
 
 
+def doctor(run: Run) -> subprocess.CompletedProcess[str]:
+    """``toolguards doctor gemini`` in the run's project, with the environment the run's Gemini CLI had."""
+    return subprocess.run([str(toolguards_command()), "doctor", "gemini"], cwd=run.project, capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={"PATH": os.environ.get("PATH", os.defpath), "HOME": str(run.home)})
+
+
+def problems(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in done.stdout.splitlines() if line.startswith("gemini: problem: ")]
+
+
 @pytest.mark.parametrize("trust", [None, "DO_NOT_TRUST"], ids=["no rule", "distrusted"])
-def test_headless_gemini_refuses_a_folder_it_does_not_trust(tmp_path, trust):
+def test_headless_gemini_refuses_a_folder_it_does_not_trust_and_doctor_says_so(tmp_path, trust):
     run = run_gemini(tmp_path, SCRIPT, trust=trust)
     assert run.process.returncode == 55
     assert "Gemini CLI is not running in a trusted directory" in run.process.stderr
@@ -196,6 +208,25 @@ def test_headless_gemini_refuses_a_folder_it_does_not_trust(tmp_path, trust):
     notes = run.install.stderr.splitlines()[1:]
     assert len(notes) == 1
     assert notes[0].startswith(f"toolguards hook install: note: Gemini CLI runs no hooks in {run.project} until")
+    rules = run.home / ".gemini" / "trustedFolders.json"
+    why = f"no rule for it in {rules}" if trust is None else f"{rules} gives {run.project} DO_NOT_TRUST"
+    done = doctor(run)
+    assert (done.returncode, problems(done)) == (1, [
+        f"gemini: problem: {run.project}: Gemini CLI runs no hooks in this folder until it is trusted ({why}); "
+        f'`gemini -p` exits 55 here; fix: start `gemini` here once and choose "Trust folder", or add '
+        f'"{run.project}": "TRUST_FOLDER" to {rules}'])
+    rules.write_text(json.dumps({str(run.project): "TRUST_FOLDER"}), encoding="utf-8")  # the fix, as said
+    done = doctor(run)
+    assert (done.returncode, problems(done)) == (0, []), done.stdout
+
+
+def test_doctor_says_the_guard_works_where_the_real_run_gave_the_reminders(loop):
+    done = doctor(loop)
+    assert (done.returncode, problems(done)) == (0, []), done.stdout
+    assert done.stdout.splitlines()[-1] == (
+        f"gemini: ok: {loop.project / '.gemini' / 'settings.json'}: the command answers as the host expects: the "
+        "reminder at the 3rd identical call")
+    assert reminders(loop.turns[-1]) == [(3, FIRST), (4, DETAILED_4)]  # and the real Gemini CLI agreed
 
 
 THREE = (LOOP, LOOP, LOOP, Text("Still failing."))

@@ -26,13 +26,15 @@ COMMANDS: Mapping[str, str] = MappingProxyType(
         "schema": "toolguards.commands.schema",
         "serve": "toolguards.commands.serve",
         "mcp": "toolguards.commands.mcp",
+        "doctor": "toolguards.commands.doctor",
     }
 )
 
 #: Commands that parse their own arguments: ``toolguards hook`` starts in a few milliseconds and exits 0 even on a
 #: usage error, so it never waits for argparse or the other commands; ``toolguards mcp`` leaves everything after
-#: ``--`` to the server it runs (argparse would read the server's options as its own).
-RAW = frozenset({"hook", "mcp"})
+#: ``--`` to the server it runs (argparse would read the server's options as its own); ``toolguards doctor`` says a
+#: usage error in one line.
+RAW = frozenset({"hook", "mcp", "doctor"})
 
 
 def command(name: str) -> ModuleType:

@@ -61,6 +61,7 @@ __all__ = [
     "hook_states",
     "hooks_enabled",
     "project_hooks_file",
+    "project_root",
     "project_trust",
     "trust_status",
 ]
@@ -296,14 +297,21 @@ def project_hooks_file(folder: str | Path) -> Path:
     return folder / ".codex" / "hooks.json"
 
 
+def project_root(folder: str | Path, config: Mapping[str, Any]) -> Path:
+    """The project root of ``folder`` as Codex finds it: the nearest folder, ``folder`` itself or above, holding one of
+    the ``project_root_markers`` of a parsed ``config.toml`` (by default ``.git``); ``folder`` when none does."""
+    folder = Path(os.path.abspath(folder))
+    markers = config.get("project_root_markers", [".git"])
+    return _above(folder, [m for m in markers if isinstance(m, str)] if isinstance(markers, list) else [".git"])
+
+
 def project_trust(folder: str | Path, config: Mapping[str, Any]) -> ProjectTrust:
     """How Codex decides the trust of the project folder ``folder`` from a parsed ``config.toml``."""
     folder = Path(os.path.abspath(folder))
     projects = config.get("projects")
     levels = {key: value["trust_level"] for key, value in (projects.items() if isinstance(projects, dict) else ())
               if isinstance(value, dict) and isinstance(value.get("trust_level"), str)}
-    markers = config.get("project_root_markers", [".git"])
-    root = _above(folder, [m for m in markers if isinstance(m, str)] if isinstance(markers, list) else [".git"])
+    root = project_root(folder, config)
     checkout = _main_checkout(folder)
     candidates = [_keys(folder), _keys(root)] + ([_keys(checkout)] if checkout is not None else [])
     for keys in candidates:
