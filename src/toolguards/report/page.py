@@ -110,6 +110,24 @@ def render_page(report: Report, locale: str) -> str:
     )
 
 
+def _stalled(report: Report) -> dict[str, object] | None:
+    """The no-progress what-if of the sides whose file has a no-progress-reminder (None: no file has one)."""
+    sides = [side for side, view in enumerate(report.views) if view.no_progress]
+    if not sides:
+        return None
+    thresholds = report.stalled_thresholds()
+    return {
+        "sides": sides,
+        "thresholds": thresholds,
+        "totals": {side: [report.stalled_what_if(side, t) for t in thresholds] for side in sides},
+        "tools": {
+            side: [(tool, [runs_at_least(tally.sides[side].stalled, t) for t in thresholds])
+                   for tool, tally in report.by_tool() if runs_at_least(tally.sides[side].stalled, 2)]
+            for side in sides
+        },
+    }
+
+
 def _digest(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
@@ -149,6 +167,7 @@ def _context(report: Report) -> dict[str, object]:
     ]
     suggestion: Suggestion | None = suggest(report)
     return {
+        "stalled": _stalled(report),
         "views": views,
         "compare": len(views) > 1,
         "first_threshold": first,
