@@ -24,9 +24,9 @@ def config(line: str) -> str:
 THRESHOLD = "every threshold must be an integer >= 2"
 CONFIG_KEYS = (
     "`thresholds`, `include`, `exclude`, `argumentsPreviewChars`, `repeatEvery`, `resultAware`, `block`, "
-    "`overrides`, `templates`"
+    "`ignoreArguments`, `resultNormalizers`, `overrides`, `templates`"
 )
-KINDS = "`repeat-tool-reminder`, `cycle-reminder`, `repeated-error-reminder`"
+KINDS = "`repeat-tool-reminder`, `cycle-reminder`, `repeated-error-reminder`, `no-progress-reminder`"
 PREVIEW = "must be an integer >= 1"
 
 

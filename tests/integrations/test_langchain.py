@@ -218,3 +218,21 @@ def test_a_failing_engine_never_breaks_the_agent(caplog):
         "toolguards: GuardMiddleware.before_model failed and was skipped",
         "toolguards: GuardMiddleware.after_agent failed and was skipped",
     ]
+
+
+@tool
+def read_page(offset: int) -> str:
+    """Read a page of the report."""
+    return "Access denied: please enable cookies."
+
+
+def test_the_tool_message_is_the_result_the_guards_compare():
+    # new arguments each time and the same answer: the no-progress guard needs the result to see it
+    from toolguards import from_mapping
+
+    script = [turn(("read_page", {"offset": 10 * i}, f"p{i}")) for i in range(3)] + [AIMessage("done")]
+    graph = create_agent(ScriptedModel(messages=iter(script)), tools=[read_page],
+                         middleware=[GuardMiddleware(from_mapping({"guards": [{"id": "no-progress-reminder", "config": {"thresholds": [3]}}]}))])
+    messages = graph.invoke({"messages": [HumanMessage("read the report")]}, thread("np"))["messages"]
+    assert shape(messages) == ["Human"] + ["AI", "Tool"] * 3 + ["Guard", "AI"]
+    assert reminders(messages)[0].startswith("You have made 3 calls in a row (the latest to `read_page`)")

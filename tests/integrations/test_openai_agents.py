@@ -265,3 +265,20 @@ def test_a_dropped_run_config_forgets_its_chains():
     key = run.call_model_input_filter.key("assistant")
     del run
     assert forgotten == [key]
+
+
+@function_tool
+def read_page(offset: int) -> str:
+    """Read a page of the report."""
+    return "Access denied: please enable cookies."
+
+
+def test_the_function_output_is_the_result_the_guards_compare():
+    # new arguments each time and the same answer: the no-progress guard needs the result to see it
+    from toolguards import from_mapping
+
+    model = ScriptedModel(*[[("read_page", {"offset": 10 * i}, f"p{i}")] for i in range(3)], "done")
+    Runner.run_sync(agent(model, tools=[read_page]), "read the report", run_config=config(GuardFilter(from_mapping({"guards": [{"id": "no-progress-reminder", "config": {"thresholds": [3]}}]}))))
+    last = model.inputs[-1]
+    assert last[-1]["role"] == "user"
+    assert last[-1]["content"].startswith("You have made 3 calls in a row (the latest to `read_page`)")

@@ -292,3 +292,20 @@ def test_the_run_context_is_the_key(monkeypatch):
         AGENT._function_toolset.tools.pop("whoami")
     returned = [part.content for m in result.all_messages() for part in m.parts if isinstance(part, ToolReturnPart)]
     assert keys == returned
+
+
+def test_the_tool_return_is_the_result_the_guards_compare():
+    # new arguments each time and the same answer: the no-progress guard needs the result to see it
+    from toolguards import from_mapping
+
+    agent = Agent(capabilities=[GuardCapability(from_mapping({"guards": [{"id": "no-progress-reminder", "config": {"thresholds": [3]}}]}))])
+
+    @agent.tool_plain
+    def read_page(offset: int) -> str:
+        """Read a page of the report."""
+        return "Access denied: please enable cookies."
+
+    turns = [[("read_page", {"offset": 10 * i}, f"p{i}")] for i in range(3)]
+    messages = agent.run_sync("read the report", model=scripted(*turns, "done")).all_messages()
+    assert [text[:62] for text in reminders(messages)] == [
+        "You have made 3 calls in a row (the latest to `read_page`) tha"]

@@ -126,7 +126,7 @@ def config(line: str) -> str:
          ["g.yaml:4:21: guards[0].config.repetitions[0]: invalid repetition 1 — every repetition must be an integer >= 2"]),
         (config("thresholds: [3]"),
          ["g.yaml:4:7: guards[0].config.thresholds: unknown key `thresholds` (expected one of: `maxCycleLength`, "
-          "`repetitions`, `include`, `exclude`, `argumentsPreviewChars`, `templates`)"]),
+          "`repetitions`, `include`, `exclude`, `argumentsPreviewChars`, `ignoreArguments`, `templates`)"]),
     ],
 )
 def test_bad_config_is_positioned(write_guard_file, text, expected):

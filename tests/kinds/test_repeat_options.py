@@ -156,7 +156,7 @@ def config(line: str) -> str:
          ["g.yaml:4:27: guards[0].config.overrides[0].tools: `tools` must name at least one tool pattern"]),
         (config("overrides: [{tools: [x], include: [y]}]"),
          ["g.yaml:4:32: guards[0].config.overrides[0].include: unknown key `include` (expected one of: `tools`, "
-          "`thresholds`, `repeatEvery`, `resultAware`, `block`, `argumentsPreviewChars`)"]),
+          "`thresholds`, `repeatEvery`, `resultAware`, `block`, `argumentsPreviewChars`, `ignoreArguments`, `resultNormalizers`)"]),
         (config("overrides: [{tools: [x], thresholds: [10], block: {atCount: 6}}]"),
          ["g.yaml:4:67: guards[0].config.overrides[0].block.atCount: invalid block.atCount 6 — must be above the first threshold (10)"]),
         (config("overrides: [{tools: [x], thresholds: [1]}]"),

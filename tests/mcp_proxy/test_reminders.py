@@ -133,3 +133,11 @@ def test_an_answer_to_a_cancelled_call_is_forwarded_uncounted():
 
     assert [call(1), call(2), call(3, cancel=True), call(4)] == [
         result, result, result, {"content": [{"type": "text", "text": FIRST}, TEXT]}]
+
+
+def test_the_result_reaches_the_guards_that_compare_results():
+    tool_guard = ToolGuard(from_mapping({"guards": [{"id": "no-progress-reminder", "config": {"thresholds": [3]}}]}))
+    same = {"content": [{"type": "text", "text": "no rows"}]}
+    answers = [tool_guard.answer("a", {"name": "query", "arguments": {"offset": i}}, same) for i in range(3)]
+    assert answers[:2] == [same, same]
+    assert answers[2]["content"][0]["text"].startswith("You have made 3 calls in a row (the latest to `query`)")

@@ -184,7 +184,7 @@ def test_an_input_that_cannot_be_read_is_named_and_the_page_still_written(write_
     [
         ({"g.yaml": "guards:\n  - id: nope\n", "s.jsonl": "{}\n"}, ["--config", "g.yaml", "s.jsonl"],
          'g.yaml:2:9: guards[0].id: the guard has no `kind` and its id "nope" is not a known kind (known kinds: '
-         "`repeat-tool-reminder`, `cycle-reminder`, `repeated-error-reminder`)"),
+         "`repeat-tool-reminder`, `cycle-reminder`, `repeated-error-reminder`, `no-progress-reminder`)"),
         ({"s.jsonl": ""}, ["s.jsonl", "-o", "no/such/folder/r.html"],
          "toolguards report: cannot write no/such/folder/r.html: No such file or directory"),
     ],

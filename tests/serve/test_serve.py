@@ -18,6 +18,9 @@ GUARDS = """guards:
   - id: repeat-tool-reminder
     config:
       block: {atCount: 9}
+  - id: no-progress-reminder
+    config:
+      thresholds: [3]
 """
 TOKEN = "s3cret-token-0123456789abcdef"
 ARGUMENTS = '{"q":"retry policy"}'
@@ -67,6 +70,14 @@ def error(message):
 def reminders(answers):
     """(index, template, count) of every context in a list of answers."""
     return [(i, c["metadata"]["template"], c["metadata"]["count"]) for i, a in enumerate(answers) for c in a["contexts"]]
+
+
+def test_an_event_s_result_reaches_the_guards(server):
+    # new arguments each time and the same result: the no-progress guard reminds at its threshold
+    events = [call("paging", "read_page", arguments={"offset": i}, result="Access denied") for i in range(3)]
+    answers = [server.post(event) for event in events]
+    assert reminders(answers) == [(2, "first", 3)]
+    assert answers[2]["contexts"][0]["metadata"]["kind"] == "no-progress-reminder"
 
 
 def test_one_event_at_a_time_reminders_at_3_5_8_then_a_block(server):

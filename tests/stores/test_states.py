@@ -11,6 +11,7 @@ import pytest
 import toolguards as tg
 from toolguards.kinds import BUILTIN_KINDS
 from toolguards.kinds.cycle_reminder import CycleState, Remembered
+from toolguards.kinds.no_progress_reminder import NoProgressRun
 from toolguards.kinds.repeat_tool_reminder import TrackedRun
 from toolguards.kinds.repeated_error_reminder import ErrorRun
 
@@ -23,6 +24,8 @@ STATES: list[tuple[str, Any]] = [
     ("cycle-reminder", CycleState((), (0, 0), None)),
     ("repeated-error-reminder", ErrorRun(None, 0, ("c1",))),
     ("repeated-error-reminder", ErrorRun(42, 3, None)),
+    ("no-progress-reminder", NoProgressRun(-1, 2, 3, 4, ("c1",))),
+    ("no-progress-reminder", NoProgressRun(1, 2, 3, 1, None)),
 ]
 
 
@@ -51,6 +54,8 @@ def test_a_state_goes_to_json_and_back_unchanged(kind, state):
     ("cycle-reminder", {"history": [], "matched": [-1], "callIds": None}),
     ("repeated-error-reminder", {"digest": "x", "count": 1, "callIds": None}),
     ("repeated-error-reminder", {"digest": None, "count": 1}),
+    ("no-progress-reminder", {"chain": 1, "arguments": 2, "result": 3, "count": 1}),
+    ("no-progress-reminder", {"chain": 1, "arguments": 2, "result": None, "count": 1, "callIds": None}),
 ])
 def test_anything_else_is_refused(kind, data):
     with pytest.raises((ValueError, TypeError, KeyError)):

@@ -30,6 +30,7 @@ _BUILTIN = {
     "repeat-tool-reminder": "repeat_tool_reminder",
     "cycle-reminder": "cycle_reminder",
     "repeated-error-reminder": "repeated_error_reminder",
+    "no-progress-reminder": "no_progress_reminder",
 }
 
 

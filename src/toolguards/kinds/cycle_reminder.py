@@ -1,7 +1,8 @@
 """``cycle-reminder``: remind an agent that goes round a cycle of tool calls (A, B, A, B, … or A, B, C, A, B, C, …).
 
 An alternating loop escapes the exact-repeat guard, since no two consecutive calls are identical. This guard keys calls
-exactly as the repeat guard does — (tool name, canonical arguments), with the same include/exclude patterns — and keeps
+exactly as the repeat guard does — (tool name, canonical arguments), with the same include/exclude patterns and
+``ignoreArguments`` paths left out of the key (docs/volatile.md) — and keeps
 each agent's last ``maxCycleLength`` tracked calls. A cycle is a sequence of 2 to ``maxCycleLength`` calls repeated
 back to back; when it has run a number of times listed in ``repetitions``, the guard adds a reminder that names the
 calls of the cycle (``first`` at the first repetition count, ``detailed`` later). Only the shortest cycle is reported,
@@ -17,6 +18,8 @@ Options (all optional, shown with their defaults)::
     include: []                  # tool-name patterns to track (`*` wildcard); empty: every tool
     exclude: []                  # tool-name patterns the chain ignores
     argumentsPreviewChars: 200   # cap, in code points, on each call's arguments quoted in the reminder
+    ignoreArguments: []          # argument paths left out of the key (`task_progress`, `*.requestId`); the
+                                 # reminder still quotes the full arguments
     templates:                   # file names under templates/<locale>/
       first: cycle-reminder/first.j2          # variables: calls (each with tool, arguments), length, count
       detailed: cycle-reminder/detailed.j2    # the same variables
@@ -29,6 +32,7 @@ Valid::
         config:
           maxCycleLength: 3
           exclude: [todo_write]
+          ignoreArguments: [task_progress]
 
 Invalid::
 
@@ -37,11 +41,16 @@ Invalid::
         config:
           maxCycleLength: 1
           repetitions: []
+      - id: cycles
+        kind: cycle-reminder
+        config:
+          ignoreArguments: ['options.\\id']
 
 Diagnostics (the file named ``g.yaml``)::
 
     g.yaml:4:23: guards[0].config.maxCycleLength: invalid maxCycleLength 1 — must be an integer from 2 to 8
     g.yaml:5:20: guards[0].config.repetitions: `repetitions` must not be empty
+    g.yaml:9:25: guards[1].config.ignoreArguments[0]: invalid path `options.\\id`: unknown escape `\\i` at character 9
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..events import ContextEntry, Reminder
 from ..guard import (
@@ -60,12 +69,22 @@ from ..guard import (
     PlainKind,
     TemplateSlot,
     call_ids_from_json,
-    call_key,
     remember_call_id,
     seen_call_id,
 )
-from ..stores.base import StateType
-from .fragments import integers_schema, preview_chars_schema, templates_schema, tool_patterns_schema
+from ..stores.base import StateStore, StateType
+from ..volatile import NO_PATHS, ArgumentPaths, key_of
+from .fragments import (
+    ignore_arguments_schema,
+    integers_schema,
+    path_problems,
+    preview_chars_schema,
+    templates_schema,
+    tool_patterns_schema,
+)
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 __all__ = ["KIND", "CycleReminder", "CycleSettings", "CycleState", "Remembered", "cycle_period"]
 
@@ -86,6 +105,7 @@ class CycleSettings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     arguments_preview_chars: int = 200
+    ignore_arguments: ArgumentPaths = NO_PATHS
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -197,13 +217,19 @@ class CycleReminder(ChainGuard):
 
     settings: CycleSettings
 
+    def __init__(
+        self, guard_id: str, settings: CycleSettings, templates: Mapping[str, Template], store: StateStore
+    ) -> None:
+        super().__init__(guard_id, settings, templates, store)
+        self._key = key_of(settings.ignore_arguments)
+
     def observe(self, call: Call) -> Effect | None:
         """Remember the call; a reminder when the calls just completed a cycle a listed number of times."""
         tool = call.tool
         if not self._tracked(tool):
             return None
-        key = call_key(call)
-        canonical = key[1]
+        key = self._key(call)
+        canonical = call.canonical_arguments()  # the preview quotes the full arguments
         cap = self.settings.arguments_preview_chars
         entry = Remembered(self._digest(*key), tool, canonical[:cap], max(0, len(canonical) - cap))
         call_id = call.event.call_id
@@ -243,6 +269,7 @@ CONFIG_SCHEMA: Mapping[str, Any] = {
         "include": tool_patterns_schema("Tool-name patterns to track; empty: every tool."),
         "exclude": tool_patterns_schema("Tool-name patterns the chain ignores."),
         "argumentsPreviewChars": preview_chars_schema(_DEFAULTS.arguments_preview_chars),
+        "ignoreArguments": ignore_arguments_schema(),
         "templates": templates_schema({slot: f"{NAME}/{slot}.j2" for slot in ("first", "detailed", "truncated")}),
     },
 }
@@ -271,8 +298,13 @@ class CycleReminderKind(PlainKind):
             include=tuple(config.get("include", ())),
             exclude=tuple(config.get("exclude", ())),
             arguments_preview_chars=int(config.get("argumentsPreviewChars", _DEFAULTS.arguments_preview_chars)),
+            ignore_arguments=ArgumentPaths(tuple(config.get("ignoreArguments", ()))),
             templates=MappingProxyType(dict(config.get("templates", {}))),
         )
+
+    def problems(self, settings: CycleSettings) -> Sequence[tuple[tuple[str | int, ...], str]]:
+        """Every argument path must be valid."""
+        return path_problems(settings.ignore_arguments)
 
 
 KIND = CycleReminderKind()

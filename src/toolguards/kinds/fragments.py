@@ -10,9 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..volatile import ArgumentPaths, Normalizers
+
 __all__ = [
+    "ignore_arguments_schema",
     "integers_schema",
+    "normalizer_problems",
+    "path_problems",
     "preview_chars_schema",
+    "result_normalizers_schema",
     "template_name_schema",
     "templates_schema",
     "thresholds_schema",
@@ -89,3 +95,53 @@ def templates_schema(defaults: Mapping[str, str]) -> Schema:
         "additionalProperties": False,
         "properties": {slot: template_name_schema(default) for slot, default in defaults.items()},
     }
+
+
+def ignore_arguments_schema() -> Schema:
+    """``ignoreArguments``: argument paths left out of the call's key (their syntax is checked by
+    ``toolguards.volatile.paths`` when the settings are made, with the message its mistakes get)."""
+    return {
+        "description": "Argument paths left out of the call's key before it is compared (`options.requestId`; `*` "
+                       "is any key or array item; `\\.`, `\\*` and `\\\\` escape inside a key); the reminder "
+                       "still quotes the full arguments. See docs/volatile.md.",
+        "type": "array",
+        "items": {"type": "string", "minLength": 1,
+                  "x-toolguards-messages": {"minLength": "an argument path must not be empty"}},
+        "uniqueItems": True,
+        "default": [],
+        "x-toolguards-messages": {"uniqueItems": "`ignoreArguments` must not contain duplicates"},
+    }
+
+
+def result_normalizers_schema(compared: str = "result") -> Schema:
+    """``resultNormalizers``: RE2 patterns replaced, in order, in the text that is compared (the patterns are checked
+    by ``toolguards.volatile.normalizers`` when the settings are made)."""
+    return {
+        "description": f"Regular expressions (RE2 syntax) whose matches are replaced, in order, in every string of the "
+                       f"{compared} before it is compared; the replacement is literal text. See docs/volatile.md.",
+        "type": "array",
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["pattern"],
+            "properties": {
+                "pattern": {"type": "string", "minLength": 1,
+                            "x-toolguards-messages": {"minLength": "a normalizer's pattern must not be empty"}},
+                "replacement": {"type": "string", "default": ""},
+            },
+        },
+        "default": [],
+    }
+
+
+Problems = list[tuple[tuple[str | int, ...], str]]
+
+
+def path_problems(paths: ArgumentPaths, at: tuple[str | int, ...] = ()) -> Problems:
+    """The mistakes of an ``ignoreArguments`` list (at ``at`` inside the guard's config)."""
+    return [((*at, "ignoreArguments", index), message) for index, message in paths.problems]
+
+
+def normalizer_problems(normalizers: Normalizers, at: tuple[str | int, ...] = ()) -> Problems:
+    """The mistakes of a ``resultNormalizers`` list (at ``at`` inside the guard's config)."""
+    return [((*at, "resultNormalizers", index, "pattern"), message) for index, message in normalizers.problems]

@@ -7,6 +7,10 @@ template, every later one the ``detailed`` template, which quotes the canonical 
 ``argumentsPreviewChars`` (the key always compares the full text). Past the highest threshold the chain is silent,
 unless ``repeatEvery`` asks for more.
 
+Volatile parts of a call can be left out of what is compared (docs/volatile.md): ``ignoreArguments`` drops argument
+paths from the key before its canonical form is made, and ``resultNormalizers`` rewrite the result before
+``resultAware`` compares it; without them every comparison is exact, as the reference's.
+
 Untracked calls (see include/exclude) neither count nor reset a run; denied calls count like any other; a call with a
 ``call_id`` already seen for that agent (the last 64 ids are kept) is not counted again. A new user prompt resets the
 agent's chain. Without ``block`` the guard never blocks and it never replaces a result.
@@ -20,6 +24,10 @@ Options (all optional, shown with their defaults, which are the reference's)::
     repeatEvery: 5               # past the highest threshold, remind again every N calls (13, 18, …); default: silent
     resultAware: false           # true: a repeated call whose result differs from the previous one's starts a new
                                  # run (a call without a result never resets)
+    ignoreArguments: []          # argument paths left out of the key (`task_progress`, `options.requestId`, `*` for
+                                 # any key or item); the reminder still quotes the full arguments
+    resultNormalizers: []        # with resultAware: [{pattern, replacement}] RE2 patterns replaced, in order, in
+                                 # every string of the result before results compare
     block:                       # default: never block
       atCount: 12                # from this run length on, the decision is a block (reminders still ride along);
                                  # must be above the first threshold
@@ -27,7 +35,8 @@ Options (all optional, shown with their defaults, which are the reference's)::
     overrides:                   # per-tool settings, first match wins (patterns as include/exclude)
       - tools: [bash_output, "*_status"]
         thresholds: [10, 20]     # an override may set thresholds, repeatEvery, resultAware, block,
-        resultAware: true        # argumentsPreviewChars; the rest comes from the guard's own settings
+        resultAware: true        # argumentsPreviewChars, ignoreArguments, resultNormalizers; the rest comes from
+                                 # the guard's own settings (an override's list replaces the guard's)
     templates:                   # file names under templates/<locale>/; a bare name also resolves in
       first: repeat-tool-reminder/first.j2          # repeat-tool-reminder/ (variables: tool, count, arguments)
       detailed: repeat-tool-reminder/detailed.j2    # variables: tool, count, arguments
@@ -43,6 +52,12 @@ Valid::
           overrides:
             - tools: ["*_status"]
               resultAware: true
+            - tools: [run_shell_command]
+              resultAware: true
+              ignoreArguments: [description]
+              resultNormalizers:
+                - pattern: 'Process Group PGID: \\d+'
+                  replacement: 'Process Group PGID: <pgid>'
 
 Invalid::
 
@@ -55,12 +70,21 @@ Invalid::
         kind: repeat-tool-reminder
         config:
           block: {atCount: 3}
+      - id: shell
+        kind: repeat-tool-reminder
+        config:
+          ignoreArguments: [options..id]
+          overrides:
+            - tools: [run_shell_command]
+              resultNormalizers: [{pattern: '(\\d+'}]
 
 Diagnostics (the file named ``g.yaml``)::
 
     g.yaml:4:19: guards[0].config.thresholds: `thresholds` must not be empty
     g.yaml:5:30: guards[0].config.argumentsPreviewChars: invalid argumentsPreviewChars 0 — must be an integer >= 1
     g.yaml:9:24: guards[1].config.block.atCount: invalid block.atCount 3 — must be above the first threshold (3)
+    g.yaml:13:25: guards[2].config.ignoreArguments[0]: invalid path `options..id`: empty segment at character 9
+    g.yaml:16:41: guards[2].config.overrides[0].resultNormalizers[0].pattern: not an RE2 pattern: missing ): (\\d+
 
 The preview is cut at a code point, never inside one; the reference counts UTF-16 units, so the two cuts differ only
 for arguments with characters above U+FFFF (emoji, rare CJK).
@@ -84,15 +108,29 @@ from ..guard import (
     TemplateSlot,
     TemplateUse,
     call_ids_from_json,
-    call_key,
     configured_templates,
     remember_call_id,
     seen_call_id,
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
+from ..volatile import (
+    NO_NORMALIZERS,
+    NO_PATHS,
+    ArgumentPaths,
+    KeyOf,
+    Normalizers,
+    ResultOf,
+    key_of,
+    normalizers_of,
+    result_of,
+)
 from .fragments import (
+    ignore_arguments_schema,
+    normalizer_problems,
+    path_problems,
     preview_chars_schema,
+    result_normalizers_schema,
     template_name_schema,
     templates_schema,
     thresholds_schema,
@@ -138,6 +176,10 @@ class Rules:
     result_aware: bool = False
     block: Block | None = None
     arguments_preview_chars: int = 500
+    #: argument paths left out of the key (``ignoreArguments``)
+    ignore_arguments: ArgumentPaths = NO_PATHS
+    #: applied to results before ``resultAware`` compares them (``resultNormalizers``)
+    result_normalizers: Normalizers = NO_NORMALIZERS
 
     def fires(self, count: int) -> bool:
         """Whether a run of this length draws a reminder."""
@@ -264,17 +306,25 @@ class RepeatToolReminder(ChainGuard):
     ) -> None:
         super().__init__(guard_id, settings, templates, store)
         self._overrides = [
-            (ToolFilter(o.tools, ()), o.rules, f"overrides[{i}].") for i, o in enumerate(settings.overrides)
+            (ToolFilter(o.tools, ()), _plan(o.rules, f"overrides[{i}]."))
+            for i, o in enumerate(settings.overrides)
         ]
-        self._rules_cache: dict[str, tuple[Rules, str]] = {}
-        self._plain = (settings, "")  # the rules of every tool when there are no overrides
+        self._rules_cache: dict[str, _Plan] = {}
+        self._plain = _plan(settings, "")  # the rules of every tool when there are no overrides
 
-    def _rules(self, tool: str) -> tuple[Rules, str]:
-        """The rules for ``tool`` and its block template's key prefix: the first matching override, else the guard."""
+    def compares(self, tool: str) -> tuple[Rules, KeyOf, ResultOf]:
+        """The rules for ``tool``, and how the guard keys its calls and reads their results (replay's report
+        follows the chains with these)."""
+        rules, _, key, result = self._rules(tool) if self._overrides else self._plain
+        return rules, key, result
+
+    def _rules(self, tool: str) -> _Plan:
+        """The rules for ``tool``, its block template's key prefix and its comparisons: the first matching override,
+        else the guard's."""
         found = self._rules_cache.get(tool)
         if found is None:
-            matches = ((rules, prefix) for match, rules, prefix in self._overrides if match(tool))
-            found = next(matches, (self.settings, ""))
+            matches = (plan for match, plan in self._overrides if match(tool))
+            found = next(matches, self._plain)
             if len(self._rules_cache) >= _CACHE_LIMIT:
                 self._rules_cache.clear()
             self._rules_cache[tool] = found
@@ -289,10 +339,10 @@ class RepeatToolReminder(ChainGuard):
         tool = call.tool
         if not self._tracked(tool):
             return None
-        rules, prefix = self._rules(tool) if self._overrides else self._plain
-        key = call_key(call)
+        rules, prefix, key_of_call, result_of_call = self._rules(tool) if self._overrides else self._plain
+        key = key_of_call(call)
         digest = self._digest(*key)
-        result = call.canonical_result() if rules.result_aware else None
+        result = result_of_call(call) if rules.result_aware else None
         result_digest = None if result is None else self._digest(result)
         count = self._store.update(call.agent, partial(_advance, digest, call.event.call_id, result_digest))
         if count is None:
@@ -301,7 +351,7 @@ class RepeatToolReminder(ChainGuard):
         blocks = rules.block is not None and count >= rules.block.at_count
         if not blocks and not fires:
             return None
-        variables = {"tool": tool, "count": count, "arguments": self._preview(key[1], rules)}
+        variables = {"tool": tool, "count": count, "arguments": self._preview(call.canonical_arguments(), rules)}
         contexts: tuple[ContextEntry, ...] = ()
         if fires:
             slot = "first" if count == rules.thresholds[0] else "detailed"
@@ -317,8 +367,18 @@ class RepeatToolReminder(ChainGuard):
         return self._templates["truncated"].render(head=canonical[:cap], omitted=len(canonical) - cap)
 
 
+#: What the guard uses for one tool: its rules, its block template's key prefix, how it keys calls and reads results.
+_Plan = tuple[Rules, str, KeyOf, ResultOf]
+
+
+def _plan(rules: Rules, prefix: str) -> _Plan:
+    return rules, prefix, key_of(rules.ignore_arguments), result_of(rules.result_normalizers)
+
+
 def _rules(config: Mapping[str, Any], base: Rules) -> Rules:
     block = config.get("block")
+    paths = config.get("ignoreArguments")
+    normalizers = config.get("resultNormalizers")
     return replace(
         base,
         thresholds=tuple(sorted(int(t) for t in config["thresholds"])) if "thresholds" in config else base.thresholds,
@@ -326,6 +386,8 @@ def _rules(config: Mapping[str, Any], base: Rules) -> Rules:
         result_aware=bool(config.get("resultAware", base.result_aware)),
         block=Block(int(block["atCount"]), block.get("feedback", Block.feedback)) if block else base.block,
         arguments_preview_chars=int(config.get("argumentsPreviewChars", base.arguments_preview_chars)),
+        ignore_arguments=base.ignore_arguments if paths is None else ArgumentPaths(tuple(paths)),
+        result_normalizers=base.result_normalizers if normalizers is None else normalizers_of(normalizers),
     )
 
 
@@ -360,7 +422,12 @@ _RULES: dict[str, Any] = {
         },
     },
     "argumentsPreviewChars": preview_chars_schema(_DEFAULTS.arguments_preview_chars),
+    "ignoreArguments": ignore_arguments_schema(),
+    "resultNormalizers": result_normalizers_schema("result (with resultAware)"),
 }
+#: The rules an override may set, in the schema's order.
+_OVERRIDABLE = ("thresholds", "repeatEvery", "resultAware", "block", "argumentsPreviewChars", "ignoreArguments",
+                "resultNormalizers")
 CONFIG_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -372,6 +439,8 @@ CONFIG_SCHEMA: Mapping[str, Any] = {
         "repeatEvery": _RULES["repeatEvery"],
         "resultAware": _RULES["resultAware"],
         "block": _RULES["block"],
+        "ignoreArguments": _RULES["ignoreArguments"],
+        "resultNormalizers": _RULES["resultNormalizers"],
         "overrides": {
             "type": "array",
             "items": {
@@ -386,8 +455,7 @@ CONFIG_SCHEMA: Mapping[str, Any] = {
                         "items": {"type": "string"},
                         "x-toolguards-messages": {"minItems": "`tools` must name at least one tool pattern"},
                     },
-                    **{key: _RULES[key] for key in
-                       ("thresholds", "repeatEvery", "resultAware", "block", "argumentsPreviewChars")},
+                    **{key: _RULES[key] for key in _OVERRIDABLE},
                 },
             },
         },
@@ -423,8 +491,9 @@ class RepeatToolReminderKind:
         )
 
     def problems(self, settings: RepeatSettings) -> Sequence[tuple[tuple[str | int, ...], str]]:
-        """A block must start above the first threshold, in the guard and in each override."""
-        found = []
+        """A block must start above the first threshold, and every argument path and normalizer pattern must be
+        valid, in the guard and in each override (an override's own lists only: the guard's are checked once)."""
+        found: list[tuple[tuple[str | int, ...], str]] = []
         for path, rules in [((), settings), *((("overrides", i), o.rules) for i, o in enumerate(settings.overrides))]:
             if rules.block is not None and rules.block.at_count <= rules.thresholds[0]:
                 message = (
@@ -432,6 +501,11 @@ class RepeatToolReminderKind:
                     f"({rules.thresholds[0]})"
                 )
                 found.append(((*path, "block", "atCount"), message))
+            # An override that does not set a list shares the guard's, whose problems are reported once.
+            if not path or rules.ignore_arguments is not settings.ignore_arguments:
+                found += path_problems(rules.ignore_arguments, path)
+            if not path or rules.result_normalizers is not settings.result_normalizers:
+                found += normalizer_problems(rules.result_normalizers, path)
         return found
 
     def templates(self, settings: RepeatSettings) -> Sequence[TemplateUse]:

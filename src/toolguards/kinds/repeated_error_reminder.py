@@ -7,6 +7,10 @@ one space; ends trimmed). A failing call with the same key as the agent's previo
 any other tracked call — a success, another tool, another error — ends it (a failure starts a new run at 1). When the
 run's length equals a threshold, the guard adds a reminder: ``first`` at the first threshold, ``detailed`` later.
 
+An error that carries a volatile part (a request id, a timestamp, a temporary path) would start a new run on every
+retry: ``resultNormalizers`` rewrite the error text before it is keyed (docs/volatile.md), while the reminder quotes
+the latest error as it came (whitespace collapsed, cut to 200 characters).
+
 Untracked calls (include/exclude) neither count nor reset; denied calls count; a re-delivered ``call_id`` counts once;
 a new user prompt resets the agent. The guard never blocks.
 
@@ -15,6 +19,8 @@ Options (all optional, shown with their defaults)::
     thresholds: [3, 5]           # integers >= 2, no duplicates, not empty; normalized ascending
     include: []                  # tool-name patterns to track (`*` wildcard); empty: every tool
     exclude: []                  # tool-name patterns the chain ignores
+    resultNormalizers: []        # [{pattern, replacement}] RE2 patterns replaced, in order, in the error text
+                                 # before it is keyed
     templates:                   # file names under templates/<locale>/
       first: repeated-error-reminder/first.j2        # variables: tool, count, error
       detailed: repeated-error-reminder/detailed.j2  # variables: tool, count, error
@@ -25,6 +31,9 @@ Valid::
       - id: repeated-error-reminder
         config:
           thresholds: [3, 5]
+          resultNormalizers:
+            - pattern: 'request [0-9a-f-]{36}'
+              replacement: 'request <id>'
 
 Invalid::
 
@@ -33,19 +42,24 @@ Invalid::
         config:
           thresholds: [1]
           exclude: update_reservation
+      - id: errors
+        kind: repeated-error-reminder
+        config:
+          resultNormalizers: [{pattern: 'id=(?=x)'}]
 
 Diagnostics (the file named ``g.yaml``)::
 
     g.yaml:4:20: guards[0].config.thresholds[0]: invalid threshold 1 — every threshold must be an integer >= 2
     g.yaml:5:16: guards[0].config.exclude: must be a list, not the string "update_reservation"
+    g.yaml:9:37: guards[1].config.resultNormalizers[0].pattern: not an RE2 pattern: invalid perl operator: (?=
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..events import ContextEntry, Reminder
 from ..guard import (
@@ -59,8 +73,18 @@ from ..guard import (
     remember_call_id,
     seen_call_id,
 )
-from ..stores.base import StateType
-from .fragments import templates_schema, thresholds_schema, tool_patterns_schema
+from ..stores.base import StateStore, StateType
+from ..volatile import NO_NORMALIZERS, Normalizers, error_text_of, normalizers_of
+from .fragments import (
+    normalizer_problems,
+    result_normalizers_schema,
+    templates_schema,
+    thresholds_schema,
+    tool_patterns_schema,
+)
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 __all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorFacts", "ErrorRun", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
 
@@ -82,6 +106,8 @@ class ErrorSettings:
     thresholds: tuple[int, ...] = (3, 5)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    #: applied to the error text before it is keyed (``resultNormalizers``)
+    result_normalizers: Normalizers = NO_NORMALIZERS
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -138,21 +164,28 @@ class RepeatedErrorReminder(ChainGuard):
 
     settings: ErrorSettings
 
+    def __init__(
+        self, guard_id: str, settings: ErrorSettings, templates: Mapping[str, Template], store: StateStore
+    ) -> None:
+        super().__init__(guard_id, settings, templates, store)
+        self._compared = error_text_of(settings.result_normalizers)
+
     def observe(self, call: Call) -> Effect | None:
         """Count a failure (or end the run on anything else); a reminder when the run's length is a threshold."""
         tool = call.tool
         if not self._tracked(tool):
             return None
         error = call.event.error
-        key = error_key(error) if isinstance(error, str) else None
+        key = error_key(self._compared(error)) if isinstance(error, str) else None
         digest = self._digest(tool, key) if key is not None else None
         call_id = call.event.call_id
         count = self._store.update(call.agent, lambda state: _advance(state, digest, call_id))
         if count is None or key is None or count not in self.settings.thresholds:
             return None
         slot = "first" if count == self.settings.thresholds[0] else "detailed"
-        text = self._templates[slot].render(tool=tool, count=count, error=key)
-        facts = ErrorFacts(self.id, NAME, tool, count, slot, f"{tool} failed × {count}", error=key)
+        shown = error_key(error) if isinstance(error, str) else key  # the error as it came, not as it was keyed
+        text = self._templates[slot].render(tool=tool, count=count, error=shown)
+        facts = ErrorFacts(self.id, NAME, tool, count, slot, f"{tool} failed × {count}", error=shown)
         return Effect((ContextEntry.of(facts, text),))
 
 
@@ -164,6 +197,7 @@ CONFIG_SCHEMA: Mapping[str, Any] = {
         "thresholds": thresholds_schema(_DEFAULTS.thresholds),
         "include": tool_patterns_schema("Tool-name patterns to track; empty: every tool."),
         "exclude": tool_patterns_schema("Tool-name patterns the chain ignores."),
+        "resultNormalizers": result_normalizers_schema("error text"),
         "templates": templates_schema({slot: f"{NAME}/{slot}.j2" for slot in ("first", "detailed")}),
     },
 }
@@ -186,8 +220,13 @@ class RepeatedErrorReminderKind(PlainKind):
             thresholds=tuple(sorted(int(t) for t in config.get("thresholds", _DEFAULTS.thresholds))),
             include=tuple(config.get("include", ())),
             exclude=tuple(config.get("exclude", ())),
+            result_normalizers=normalizers_of(config.get("resultNormalizers", ())),
             templates=MappingProxyType(dict(config.get("templates", {}))),
         )
+
+    def problems(self, settings: ErrorSettings) -> Sequence[tuple[tuple[str | int, ...], str]]:
+        """Every normalizer's pattern must be one RE2 accepts."""
+        return normalizer_problems(settings.result_normalizers)
 
 
 KIND = RepeatedErrorReminderKind()

@@ -6,7 +6,8 @@ sessions were split among them. ``Report.add`` merges them; everything the page 
 
 Runs are counted as the first guard file's ``repeat-tool-reminder`` chain counts them (``chains.py``); with
 ``--compare`` the second file's chain is followed too, for its own what-if. Each guard file is a *side*: side 0 the
-``--config`` file, side 1 the ``--compare`` file.
+``--config`` file, side 1 the ``--compare`` file. Where a file has a ``no-progress-reminder``, its runs of calls that
+made no progress are counted too (``progress.py``), for that guard's what-if.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ..patterns import ToolFilter
 from ..replay.delivered import Followups
+from ..volatile import Normalizer
 from .chains import Run
 from .timeline import Timeline
 
@@ -57,6 +59,12 @@ class GuardView:
     result_aware: bool = False
     #: (tool patterns, resultAware) of each override, in order
     overrides: tuple[tuple[tuple[str, ...], bool], ...] = ()
+    #: what the guard leaves out of its comparisons: (tool patterns, ignoreArguments, resultNormalizers as (pattern,
+    #: replacement)) of each override, then of the guard itself (patterns ``*``)
+    volatile: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]], ...] = ()
+    #: the file's first ``no-progress-reminder`` guard and its thresholds (None: the file has none)
+    no_progress: str | None = None
+    no_progress_thresholds: tuple[int, ...] = ()
 
     def aware_for(self, tool: str) -> bool:
         """Whether the guard compares ``tool``'s results (``resultAware``, from its first matching override)."""
@@ -64,6 +72,10 @@ class GuardView:
             if ToolFilter(patterns)(tool):
                 return aware
         return self.result_aware
+
+    def ignored_for(self, tool: str) -> tuple[str, ...]:
+        """The argument paths the guard leaves out of ``tool``'s key."""
+        return next((paths for patterns, paths, _ in self.volatile if ToolFilter(patterns)(tool)), ())
 
     @property
     def first_threshold(self) -> int:
@@ -79,12 +91,15 @@ class Side:
     reminders: Counter[ReminderKey] = field(default_factory=Counter)
     plain: Counter[int] = field(default_factory=Counter)
     aware: Counter[int] = field(default_factory=Counter)
+    #: runs of calls that made no progress, as the file's no-progress-reminder counts them (run length → runs)
+    stalled: Counter[int] = field(default_factory=Counter)
 
     def merge(self, other: Side) -> None:
         """Add ``other``'s counts."""
         self.reminders.update(other.reminders)
         self.plain.update(other.plain)
         self.aware.update(other.aware)
+        self.stalled.update(other.stalled)
 
 
 @dataclass
@@ -95,6 +110,11 @@ class ToolTally:
     calls: int = 0
     changing: Counter[int] = field(default_factory=Counter)
     sides: list[Side] = field(default_factory=list)
+    #: (the normalizers, run length) → the first file's plain runs whose result changed only in what they replace
+    volatile: Counter[tuple[tuple[Normalizer, ...], int]] = field(default_factory=Counter)
+    #: (the argument paths, run length) → loose runs of the first file's chain whose arguments differed only at
+    #: those paths and whose result, known for two calls or more, never changed
+    loose: Counter[tuple[tuple[str, ...], int]] = field(default_factory=Counter)
 
     @property
     def runs(self) -> Counter[int]:
@@ -109,6 +129,8 @@ class ToolTally:
         """Add ``other``'s counts."""
         self.calls += other.calls
         self.changing.update(other.changing)
+        self.volatile.update(other.volatile)
+        self.loose.update(other.loose)
         while len(self.sides) < len(other.sides):
             self.sides.append(Side())
         for mine, theirs in zip(self.sides, other.sides, strict=False):
@@ -240,6 +262,15 @@ class Report:
         """The same, for one tool."""
         lengths = tally.sides[side].aware if aware else tally.sides[side].plain
         return runs_at_least(lengths, threshold)
+
+    def stalled_thresholds(self) -> tuple[int, ...]:
+        """The no-progress what-if's thresholds: 2 to 10, and any configured threshold above."""
+        configured = {t for view in self.views for t in view.no_progress_thresholds}
+        return tuple(sorted(set(WHAT_IF) | configured))
+
+    def stalled_what_if(self, side: int, threshold: int) -> int:
+        """Reminders a no-progress-reminder whose first threshold is ``threshold`` would draw under one guard file."""
+        return sum(runs_at_least(tally.sides[side].stalled, threshold) for tally in self.tools.values())
 
 
 def merge(views: tuple[GuardView, ...], sessions: Iterable[SessionReport]) -> Report:

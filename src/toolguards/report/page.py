@@ -120,6 +120,22 @@ def _cost(found: Followups) -> dict[str, object] | None:
     tools = [(tool, tokens, found.tools_after_reminder[tool]) for tool, tokens in
              sorted(found.tools_in_loops.items(), key=lambda item: (-(item[1].input + item[1].output), item[0]))]
     return {"all": found.tokens, "in_loops": found.in_loops, "after_reminder": found.after_reminder, "tools": tools}
+def _stalled(report: Report) -> dict[str, object] | None:
+    """The no-progress what-if of the sides whose file has a no-progress-reminder (None: no file has one)."""
+    sides = [side for side, view in enumerate(report.views) if view.no_progress]
+    if not sides:
+        return None
+    thresholds = report.stalled_thresholds()
+    return {
+        "sides": sides,
+        "thresholds": thresholds,
+        "totals": {side: [report.stalled_what_if(side, t) for t in thresholds] for side in sides},
+        "tools": {
+            side: [(tool, [runs_at_least(tally.sides[side].stalled, t) for t in thresholds])
+                   for tool, tally in report.by_tool() if runs_at_least(tally.sides[side].stalled, 2)]
+            for side in sides
+        },
+    }
 
 
 def _digest(text: str) -> str:
@@ -166,6 +182,7 @@ def _context(report: Report) -> dict[str, object]:
     return {
         "after": after,
         "cost": _cost(found),
+        "stalled": _stalled(report),
         "views": views,
         "compare": len(views) > 1,
         "first_threshold": first,
