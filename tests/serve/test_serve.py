@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import socket
 import subprocess
 import sys
 
@@ -282,3 +284,24 @@ def test_the_readme_typescript_example(server, up):
     done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert [json.loads(line) for line in done.stdout.splitlines()] == ([[], [], [FIRST]] if up else [[], [], []])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_answers_the_request_under_way_then_exits_0(sig):
+    server = Serve().ready()
+    body = json.dumps(call("drain")).encode()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as conn:
+            head = (f"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode()
+            conn.sendall(head + body[:5])  # a request under way: its body not all sent yet
+            assert server.request("GET", "/healthz")[0] == 200  # and the server has read its head meanwhile
+            server.process.send_signal(sig)
+            conn.sendall(body[5:])
+            answer = conn.makefile("rb").read()
+        assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert answer.endswith(b'{"decision":"accept","contexts":[],"feedback":null}')
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        output = server.stop()
+    assert "Traceback" not in output
