@@ -340,7 +340,7 @@ def test_bad_jobs_are_a_usage_error(argv, expected, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["replay", *argv, "x.jsonl"])
     assert exit_info.value.code == 2
-    assert capsys.readouterr().err.endswith(f"toolguards replay: error: {expected}\n")
+    assert capsys.readouterr().err.endswith(f"toolguards replay: {expected}\n")
 
 
 def test_the_help_gives_the_exit_codes(capsys):
@@ -348,8 +348,8 @@ def test_the_help_gives_the_exit_codes(capsys):
         main(["replay", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert (
-        "exit codes: 0 every input replayed (with --check: and every log agrees); 1 an input could not be read, a "
-        "config problem, or a --check disagreement; 2 a usage error" in out
+        "exit codes: 0 every input replayed (with --check: and every log agrees) 1 an input could not be read, a "
+        "problem in the guard file, or a --check disagreement 2 a usage error" in out
     )
 
 

@@ -202,7 +202,7 @@ def test_jobs_must_be_a_whole_number_of_processes(capsys, jobs, message):
     with pytest.raises(SystemExit) as stopped:
         main(["report", "--jobs", jobs, str(EXAMPLE)])
     assert stopped.value.code == 2
-    assert capsys.readouterr().err.endswith(f"toolguards report: error: argument --jobs: {message}\n")
+    assert capsys.readouterr().err.endswith(f"toolguards report: argument --jobs: {message}\n")
 
 
 def test_the_readme_shows_the_command_and_its_picture(tmp_path, capsys, monkeypatch):

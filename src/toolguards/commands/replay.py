@@ -26,27 +26,31 @@ from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..replay.stats import Totals
 from ..resources import default_guard_file
+from .options import add_option, exit_codes
 from .sessions import UsageError, add_input_arguments
 
 HELP = "replay recorded agent sessions through the guards and show which reminders would fire"
-EPILOG = (
-    "exit codes: 0 every input replayed (with --check: and every log agrees); 1 an input could not be read, a config "
-    "problem, or a --check disagreement; 2 a usage error"
+EPILOG = exit_codes(
+    "0 every input replayed (with --check: and every log agrees)",
+    "1 an input could not be read, a problem in the guard file, or a --check disagreement",
+    "2 a usage error",
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register replay's arguments."""
     parser.epilog = EPILOG
-    add_input_arguments(parser, result="the output", counted="in the summary")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    add_input_arguments(parser)
+    add_option(parser, "--config")
+    add_option(parser, "--locale")
+    add_option(parser, "--format", choices=("text", "jsonl"), default="text",
+               help="text: each reminder as the model reads it, then the totals; jsonl: one object per tool call "
+                    "(the totals on stderr)")
     add = parser.add_argument
-    add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
-    add("--locale", metavar="LOC", help="reminder locale (default: the guard file's, else en)")
-    add("--format", choices=("text", "jsonl"), default="text",
-        help="text: each reminder as the model reads it, then a summary; jsonl: one object per tool call")
     add("--summary", action="store_true",
         help="per tool: runs of identical calls, reminders per threshold, advice; and the records not read, by type")
-    add("--compare", metavar="OTHER", help="replay under a second guard file too and show where the two differ")
+    add_option(parser, "--compare")
     add("--check", action="store_true",
         help="dsh logs: compare the reminders produced with those recorded under the same guard ids (exit 1 if not)")
 
