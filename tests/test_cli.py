@@ -117,3 +117,19 @@ def test_github_annotations_write_control_characters_out(write_guard_file, capsy
     assert capsys.readouterr().out == (
         '::error file=g.yaml,line=2,col=9::locale: "a\\x85b\\x9b\\u2028c" is not a locale name such as `en` or `zh-CN`\n'
     )
+
+
+def test_a_folder_stands_for_every_yaml_and_yml_file_under_it(write_guard_file, capsys):
+    write_guard_file(BAD, name="guards/b.yml")
+    write_guard_file(BAD, name="guards/nested/a.yaml")
+    write_guard_file("guards: []\n", name="guards/a.yaml")
+    write_guard_file("not a guard file", name="guards/notes.txt")
+    assert main(["validate", "guards"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "guards/b.yml:4:19: guards[0].config.thresholds: `thresholds` must not be empty",
+        "guards/nested/a.yaml:4:19: guards[0].config.thresholds: `thresholds` must not be empty",
+    ]
+    assert err == "toolguards validate: 3 files, 2 problems\n"
+    assert main(["validate", "."]) == 1
+    assert capsys.readouterr().err == "toolguards validate: 3 files, 2 problems\n"
