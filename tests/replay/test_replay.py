@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -134,6 +136,51 @@ def test_the_summary_shares_the_guards_canonical_form(tmp_path, capsys, monkeypa
     out = capsys.readouterr().out
     assert "  status: 6 calls; repeated runs: 6×1; reminders: at 3: 1, at 5: 1\n" in out
     assert "its result changed during 1 of them" in out
+
+
+def test_the_summary_counts_the_runs_the_guards_chain_counts(capsys):
+    # The shipped guard file excludes todo_write: the guard's run of run_tests goes on through it, to 6 (the report's
+    # longest run), and an excluded tool has no runs at all.
+    assert main(["replay", "--summary", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "  run_tests: 7 calls; repeated runs: 6×1; reminders: at 3: 1, at 5: 1\n" in out
+    assert "  todo_write: 3 calls; repeated runs: none; reminders: none\n" in out
+
+
+@pytest.mark.parametrize(("between", "runs"), [
+    ({"type": "pre-step", "agent": "main", "userPrompt": True}, "3×2"),  # a new prompt ends the run
+    ({"type": "pre-step", "agent": "main"}, "6×1"),  # a plain step boundary does not
+    ({"type": "forget", "agent": "main"}, "3×2"),  # nor does anything but forgetting the agent
+    (call(tool="other", agent="sub"), "6×1"),  # another agent's call is another chain
+])
+def test_the_summary_ends_a_run_where_the_guard_does(tmp_path, capsys, between, runs):
+    path = events(tmp_path, [call(tool="status")] * 3 + [between] + [call(tool="status")] * 3)
+    assert main(["replay", "--summary", path]) == 0
+    assert f"  status: 6 calls; repeated runs: {runs}; " in capsys.readouterr().out
+
+
+def test_a_call_delivered_twice_is_one_call_of_the_run(tmp_path, capsys):
+    lines = [call(tool="status", callId=f"c{n}") for n in (1, 2, 2, 3)]
+    path = events(tmp_path, lines)
+    assert main(["replay", "--summary", path]) == 0
+    assert "  status: 4 calls; repeated runs: 3×1; reminders: at 3: 1\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("example", ["looping-session.jsonl", "openai-polling-session.json"])
+def test_the_summary_and_the_report_find_the_same_runs(example):
+    from toolguards.replay.files import Settings, direct_worker, replay_file
+    from toolguards.replay.session import Reading
+    from toolguards.report import Job, setup, work
+
+    path = str(REPO / "examples" / example)
+    settings = Settings(None, None, None, Reading(), jsonl=False, check=False, summary=True)
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
+        totals = replay_file(direct_worker(settings, settings.engines(), True), path).totals
+    session = work(setup(Job()), path)
+    summary = {tool: dict(stats.runs) for tool, stats in totals.tools.items() if stats.runs}
+    report = {tool: dict(tally.sides[0].plain) for tool, tally in session.tools.items() if tally.sides[0].plain}
+    assert summary == report
+    assert any(length > 1 for runs in summary.values() for length in runs)
 
 
 def test_without_a_repeat_guard_the_summary_gives_no_advice(tmp_path, capsys):

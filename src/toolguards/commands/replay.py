@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
                          args.summary)
     engines = settings.engines()  # a bad config fails before any input is opened
     paths, problems = expand_inputs(args.inputs)
-    totals = Totals(runs=args.summary)
+    totals = Totals()
     for problem in problems:
         print(problem, file=sys.stderr)
         totals.failed += 1

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable, Sequence
 from ..engine import Engine
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
+from ..replay.chains import Chains, Run
 from ..replay.feed import Outcome, Skipped, replay
 from ..replay.records import InputError, Record
 from ..replay.session import Reading, reset
 from .analysis import LONGEST, GuardView, LongRun, SessionReport, Side, ToolTally
-from .chains import Chains, Run
 from .timeline import TimelineBuilder
 
 __all__ = ["Analyser", "guard_view"]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..patterns import ToolFilter
-from .chains import Run
+from ..replay.chains import Run
 from .timeline import Timeline
 
 __all__ = [

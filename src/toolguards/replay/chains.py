@@ -1,4 +1,5 @@
-"""Runs of identical calls exactly as a ``repeat-tool-reminder`` chain counts them, followed for a report.
+"""Runs of identical calls exactly as a ``repeat-tool-reminder`` chain counts them, followed for the replay summary
+(``stats``) and the report (``toolguards.report.analyser``), so that both find the runs the guard counts.
 
 A run is what the guard's chain counts (see ``toolguards.kinds.repeat_tool_reminder``): per agent, over the calls its
 include/exclude patterns track, consecutive calls with the same ``call_key``; an untracked call neither counts nor
@@ -17,10 +18,20 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..engine import Engine
 from ..guard import Call, CallIds, call_key, remember_call_id, seen_call_id
+from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
 
-__all__ = ["Chains", "Run"]
+__all__ = ["Chains", "Run", "tracked"]
+
+
+def tracked(engine: Engine) -> ToolFilter:
+    """The tools the chain of the engine's first ``repeat-tool-reminder`` guard tracks (every tool, without one)."""
+    for guard in engine.guards:
+        if isinstance(guard, RepeatToolReminder):
+            return ToolFilter(guard.settings.include, guard.settings.exclude)
+    return ToolFilter()
 
 
 @dataclass(frozen=True)
