@@ -146,7 +146,7 @@ def _check(display: str, base_dir: Path | None, document: PositionedDocument, lo
         raise ConfigError(problems)
     # Check the templates of every guard the schema accepted, even when other parts of the file have problems, and
     # the options of a guard against each other, even when some of its other options have problems.
-    bad_guards = {path[1] for path in bad if path[:1] == ("guards",) and len(path) > 1}
+    bad_guards = {path[1] for path in bad if path[:1] == ("guards",) and len(path) > 1 and isinstance(path[1], int)}
     data, mended = _without_bad_options(display, document.data if not bad else _top_valid(document.data, bad), bad,
                                         bad_guards, kinds)
     valid = set(range(len(document.data["guards"]))) - bad_guards | mended
@@ -197,7 +197,7 @@ def _without_bad_options(
         return data, mended
     mended_data = {**data, "guards": guards}
     still_bad = {path[1] for path, _ in schema_diagnostics(display, PositionedDocument(mended_data), kinds)
-                 if path[:1] == ("guards",) and len(path) > 1}
+                 if path[:1] == ("guards",) and len(path) > 1 and isinstance(path[1], int)}
     return mended_data, mended - still_bad
 
 
