@@ -138,6 +138,21 @@ def test_the_summary_shares_the_guards_canonical_form(tmp_path, capsys, monkeypa
     assert "its result changed during 1 of them" in out
 
 
+@pytest.mark.parametrize("fmt", ["codex", "claude-code", "dsh"])
+def test_a_format_named_that_reads_nothing_of_the_input_is_an_error(capsys, fmt):
+    assert main(["replay", "--input-format", fmt, str(EXAMPLE)]) == 1
+    out, err = capsys.readouterr()
+    assert err == (f"{EXAMPLE}:1: nothing here reads as {fmt}: 31 records not read and none read (another format? "
+                   "without --input-format it is detected)\n")
+    assert out.endswith("; 31 records not read (--summary lists them); 1 input failed\n")
+
+
+def test_a_format_named_that_reads_something_is_no_error(tmp_path, capsys):
+    path = events(tmp_path, [{"type": "something-else"}, call()])
+    assert main(["replay", "--input-format", "events", path]) == 0
+    assert capsys.readouterr().out.endswith("; 1 record not read (--summary lists them)\n")
+
+
 def test_the_summary_counts_the_runs_the_guards_chain_counts(capsys):
     # The shipped guard file excludes todo_write: the guard's run of run_tests goes on through it, to 6 (the report's
     # longest run), and an excluded tool has no runs at all.
