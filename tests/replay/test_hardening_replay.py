@@ -212,5 +212,5 @@ def test_a_line_nested_within_the_bound_is_read(tmp_path: Path, capsys: pytest.C
     path = tmp_path / "deep.jsonl"
     path.write_text(_deep_line(900) * 3, encoding="utf-8")
     assert main(["replay", str(path)]) == 0
-    assert capsys.readouterr().out.endswith("replayed 1 session: 3 tool calls from 1 agent; 1 reminders "
+    assert capsys.readouterr().out.endswith("replayed 1 session: 3 tool calls from 1 agent; 1 reminder "
                                              "(repeat-tool-reminder at 3: 1)\n")

@@ -153,6 +153,38 @@ def test_a_format_named_that_reads_something_is_no_error(tmp_path, capsys):
     assert capsys.readouterr().out.endswith("; 1 record not read (--summary lists them)\n")
 
 
+@pytest.mark.parametrize(("calls", "totals", "per_tool"), [
+    (1, "replayed 1 session: 1 tool call from 1 agent; 0 reminders", "  grep: 1 call; repeated runs: none; "),
+    (3, "replayed 1 session: 3 tool calls from 1 agent; 1 reminder (repeat-tool-reminder at 3: 1)",
+     "  grep: 3 calls; repeated runs: 3×1; "),
+])
+def test_one_of_a_thing_is_said_in_the_singular(tmp_path, capsys, calls, totals, per_tool):
+    path = events(tmp_path, [call()] * calls)
+    assert main(["replay", path]) == 0
+    assert capsys.readouterr().out.endswith(totals + "\n")
+    assert main(["replay", "--summary", path]) == 0
+    assert per_tool in capsys.readouterr().out
+
+
+def test_the_comparison_and_the_check_say_one_reminder_in_the_singular(tmp_path, capsys):
+    other = tmp_path / "other.yaml"
+    other.write_text("guards:\n  - id: repeat-tool-reminder\n    config: {thresholds: [4]}\n", encoding="utf-8")
+    path = events(tmp_path, [call()] * 4)
+    assert main(["replay", "--compare", str(other), path]) == 0
+    assert capsys.readouterr().out.endswith(
+        f"compare: A (repeat-tool-reminder.yaml) fired 1 reminder, B ({other}) fired 1; they differ at 2 of 4 tool "
+        "calls\n")
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in [
+        {"type": "session", "id": "s1"},
+        *({"type": "tool/call", "data": {"callId": f"c{n}", "name": "grep", "arguments": "{}"}} for n in range(3)),
+        {"type": "user/message", "data": {"source": {"kind": "plugin", "plugin": "repeat-tool-reminder",
+                                                     "summary": "grep × 3"}, "content": [{"type": "text", "text": FIRST}]}},
+    ]), encoding="utf-8")
+    assert main(["replay", "--check", "--config", str(REPO / "examples" / "reference-mount.yaml"), str(log)]) == 0
+    assert capsys.readouterr().out == f"{log}: repeat-tool-reminder: 1 reminder agrees with the log\n"
+
+
 def test_the_summary_counts_the_runs_the_guards_chain_counts(capsys):
     # The shipped guard file excludes todo_write: the guard's run of run_tests goes on through it, to 6 (the report's
     # longest run), and an excluded tool has no runs at all.
@@ -218,7 +250,7 @@ def test_compare_shows_the_difference(tmp_path, capsys):
     assert main(["replay", "--compare", str(other), path]) == 0
     out = capsys.readouterr().out
     assert f"── {path}:2 · agent main · grep\nA: (nothing)\nB: repeat-tool-reminder/first · grep × 2\n" in out
-    assert out.endswith("fired 1 reminders, B (" + str(other) + ") fired 1; they differ at 2 of 3 tool calls\n")
+    assert out.endswith("fired 1 reminder, B (" + str(other) + ") fired 1; they differ at 2 of 3 tool calls\n")
 
 
 def test_bad_config_is_reported_with_positions(tmp_path, capsys):

@@ -40,7 +40,7 @@ def by_threshold(page: str) -> dict[tuple[str, int], int]:
 def summary_figures(line: str) -> tuple[dict[str, int], dict[tuple[str, int], int]]:
     """The figures of replay's totals line."""
     match = re.fullmatch(
-        r"replayed (\d+) sessions?: (\d+) tool calls from (\d+) agents?; (\d+) reminders(?: \((.*?)\))?"
+        r"replayed (\d+) sessions?: (\d+) tool calls? from (\d+) agents?; (\d+) reminders?(?: \((.*?)\))?"
         r"(?:; (\d+) records? not read(?: \(--summary lists them\))?)?(?:; (\d+) malformed lines? skipped)?"
         r"(?:; (\d+) inputs? failed)?", line,
     )

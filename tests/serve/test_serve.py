@@ -144,6 +144,8 @@ def test_a_256_kb_write_file_fits_the_default_limit(server):
      '[1]: expected a JSON object, not a number; [2]: "type" must be "post-execute", "pre-step" or "forget", not "x"'),
     (b"[1, 2, 3, 4, 5]", "[0]: expected a JSON object, not a number; [1]: expected a JSON object, not a number; "
                          "[2]: expected a JSON object, not a number (and 2 more bad events)"),
+    (b"[1, 2, 3, 4]", "[0]: expected a JSON object, not a number; [1]: expected a JSON object, not a number; "
+                      "[2]: expected a JSON object, not a number (and 1 more bad event)"),
 ])
 def test_bad_bodies_are_400_with_one_line(server, body, message):
     status, answer = server.request("POST", "/v1/events", body)

@@ -21,7 +21,7 @@ from ..guardfile.diagnostics import ConfigError
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.files import Settings, Worker, direct_worker, replay_file
-from ..replay.printing import summary_text, totals_line
+from ..replay.printing import counted, summary_text, totals_line
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..replay.stats import Totals
@@ -131,8 +131,8 @@ def _finish(
     if args.compare and args.format == "text":
         name = args.config or default_guard_file().name
         out.write(
-            f"compare: A ({name}) fired {totals.reminder_count()} reminders, B ({args.compare}) fired "
-            f"{compared.other}; they differ at {compared.differ} of {totals.calls} tool calls\n"
+            f"compare: A ({name}) fired {counted(totals.reminder_count(), 'reminder')}, B ({args.compare}) fired "
+            f"{compared.other}; they differ at {compared.differ} of {counted(totals.calls, 'tool call')}\n"
         )
 
 
