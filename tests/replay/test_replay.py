@@ -335,7 +335,7 @@ def test_a_file_that_fails_is_reported_and_the_run_goes_on(tmp_path, capsys):
     ]
     assert captured.err == f"{broken}:2: not JSON: Expecting property name enclosed in double quotes at column 2\n"
     assert captured.out.endswith(
-        "replayed 3 sessions: 7 tool calls from 1 agent; 2 reminders (repeat-tool-reminder at 3: 2); 1 input failed\n"
+        "replayed 3 sessions: 7 tool calls from 3 agents; 2 reminders (repeat-tool-reminder at 3: 2); 1 input failed\n"
     )
 
 
@@ -343,7 +343,7 @@ def test_each_file_starts_with_fresh_chains(tmp_path, capsys):
     # two calls in each file: no run of three across the two
     paths = [events(tmp_path, [call()] * 2, name=f"{n}.jsonl") for n in range(2)]
     assert main(["replay", "--jobs", "1", *paths]) == 0
-    assert capsys.readouterr().out == "replayed 2 sessions: 4 tool calls from 1 agent; 0 reminders\n"
+    assert capsys.readouterr().out == "replayed 2 sessions: 4 tool calls from 2 agents; 0 reminders\n"
 
 
 def folder_of_sessions(root: Path) -> Path:
@@ -372,7 +372,7 @@ def test_a_folder_stands_for_its_session_files_in_sorted_order(tmp_path, capsys)
     ]
     assert captured.err == f"{folder}/b/garbage.json:1: not JSON: Expecting value at column 1\n"
     assert (
-        "replayed 5 sessions: 11 tool calls from 1 agent; 3 reminders (repeat-tool-reminder at 3: 3); "
+        "replayed 5 sessions: 11 tool calls from 4 agents; 3 reminders (repeat-tool-reminder at 3: 3); "
         "1 record not read; 1 input failed\n" in captured.out
     )
     assert captured.out.endswith(

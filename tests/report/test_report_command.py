@@ -11,6 +11,7 @@ import pytest
 
 from conftest import REPO, SHARED_FIXTURES
 from toolguards.cli import main
+from toolguards.commands.report import DEFAULT_OUTPUT
 
 EXAMPLE = REPO / "examples" / "looping-session.jsonl"
 POLLING = REPO / "examples" / "openai-polling-session.json"
@@ -106,6 +107,26 @@ def test_skipped_lines_are_counted_as_replay_counts_them(tmp_path, capsys):
         "sessions": 1, "calls": 1, "agents": 1, "reminders": 0, "unread": 1, "skipped": 1}
     assert reported.err.splitlines()[0] == replay.err.splitlines()[0]
     assert reported.err.splitlines()[0].endswith(" (skipped)")
+
+
+def test_agents_are_counted_per_session(tmp_path, capsys):
+    # Each file is its own session: its "main" is not the other file's "main", in replay's totals and the report's.
+    line = '{"type": "post-execute", "agent": "main", "tool": "x"}\n'
+    paths = [write(tmp_path, "a.jsonl", line), write(tmp_path, "b.jsonl", line + line.replace("main", "sub"))]
+    code, replayed_line = replayed(capsys, ["--jobs", "1", *paths])
+    assert (code, replayed_line) == (0, "replayed 2 sessions: 3 tool calls from 3 agents; 0 reminders")
+    assert main(["report", "-o", "-", "--jobs", "1", *paths]) == 0
+    assert totals(capsys.readouterr().out)["agents"] == 3
+    assert main(["replay", "--jobs", "2", *paths]) == 0  # merged from worker processes alike
+    assert capsys.readouterr().out == "replayed 2 sessions: 3 tool calls from 3 agents; 0 reminders\n"
+
+
+def test_the_default_page_is_ignored_in_the_checkout():
+    # The README runs `toolguards report` in the checkout: the page it leaves there is not a change to commit.
+    ignore = REPO / ".gitignore"
+    if not ignore.is_file():
+        pytest.skip("not a checkout (no .gitignore): an installed copy of the tests")
+    assert f"/{DEFAULT_OUTPUT}" in ignore.read_text(encoding="utf-8").splitlines()
 
 
 def test_the_page_goes_to_the_default_file_and_says_so(tmp_path, capsys, monkeypatch):

@@ -1,5 +1,5 @@
 """``toolguards report PATH ...``: recorded sessions in, one self-contained HTML page of runs, thresholds and what-ifs
-out (``toolguards-report.html``, or ``-o FILE``; ``-o -`` writes it to stdout).
+out (``toolguards-report.html`` in the current folder, or ``-o FILE``; ``-o -`` writes it to stdout).
 
 The inputs are those of ``toolguards replay``: files, and folders standing for every ``*.jsonl`` and ``*.json`` file
 under them, each file its own session, read in ``--jobs`` processes. An input that cannot be read is reported as

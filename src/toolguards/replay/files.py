@@ -107,8 +107,8 @@ class FileReplay:
         except InputError as exc:
             self.fail(exc)
         finally:
-            totals.end_session()
             reset(engines, totals.agents)
+            totals.end_session()
 
     def fail(self, error: InputError) -> None:
         self.result.totals.failed += 1

@@ -120,7 +120,7 @@ def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | Non
 
 def totals_line(totals: Totals, *, hint: bool = True) -> str:
     """One line: sessions, calls, agents, reminders (and records not read, skipped lines and failed inputs, if any)."""
-    agents = len(totals.agents)
+    agents = totals.agent_count
     text = (f"replayed {counted(totals.sessions, 'session')}: {counted(totals.calls, 'tool call')} from "
             f"{counted(agents, 'agent')}; {counted(totals.reminder_count(), 'reminder')}")
     by_threshold: dict[tuple[str, int], int] = {}

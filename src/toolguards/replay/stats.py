@@ -51,7 +51,10 @@ class Totals:
     sessions: int = 0
     #: inputs that could not be read to their end
     failed: int = 0
+    #: the agents of the input being replayed (``end_session`` counts them)
     agents: set[str] = field(default_factory=set)
+    #: agents counted per input: the same name in two inputs is two agents, as each input is its own session
+    agent_count: int = 0
     tools: defaultdict[str, ToolStats] = field(default_factory=lambda: defaultdict(ToolStats))
     #: (format, type label) → the records of that type that the importer does not read
     unread: dict[tuple[str, str], Unread] = field(default_factory=dict)
@@ -90,7 +93,7 @@ class Totals:
         self.skipped += other.skipped
         self.sessions += other.sessions
         self.failed += other.failed
-        self.agents |= other.agents
+        self.agent_count += other.agent_count
         for tool, theirs in other.tools.items():
             ours = self.tools[tool]
             ours.calls += theirs.calls
@@ -104,8 +107,10 @@ class Totals:
                 self.unread[key] = Unread(unread.count, unread.path, unread.line)
 
     def end_session(self) -> None:
-        """The input just replayed is over."""
+        """The input just replayed is over: count its agents (forget them in the engines first)."""
         self.sessions += 1
+        self.agent_count += len(self.agents)
+        self.agents = set()
 
     def reminder_count(self) -> int:
         """Reminders fired in all."""

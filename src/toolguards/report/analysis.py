@@ -178,7 +178,8 @@ class Report:
     sessions: list[SessionReport] = field(default_factory=list)
     calls: int = 0
     skipped: int = 0
-    agents: set[str] = field(default_factory=set)
+    #: agents counted per session: the same name in two sessions is two agents
+    agents: int = 0
     tools: dict[str, ToolTally] = field(default_factory=dict)
     longest: list[LongRun] = field(default_factory=list)
     #: every input that failed, as ``path:line: message``, in input order (those never opened are no session)
@@ -201,7 +202,7 @@ class Report:
             self.unread[key] = (count, path, line) if found is None else (found[0] + count, found[1], found[2])
         self.calls += session.calls
         self.skipped += len(session.skipped)
-        self.agents.update(session.agents)
+        self.agents += len(session.agents)
         for tool, tally in session.tools.items():
             mine = self.tools.get(tool)
             if mine is None:
