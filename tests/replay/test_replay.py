@@ -69,6 +69,18 @@ def test_jsonl_has_the_pinned_shape_one_object_per_call(tmp_path, capsys):
     assert context["metadata"]["count"] == 3
 
 
+@pytest.mark.parametrize(("extra", "last"), [
+    ([], "replayed 1 session: 3 tool calls from 1 agent; 1 reminder (repeat-tool-reminder at 3: 1)"),
+    (["--summary"], "  grep: 3 calls; repeated runs: 3×1; reminders: at 3: 1"),
+])
+def test_with_jsonl_the_objects_are_stdout_and_the_totals_stderr(tmp_path, capsys, extra, last):
+    path = events(tmp_path, [call()] * 3)
+    assert main(["replay", "--format", "jsonl", *extra, path]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["line"] for line in out.splitlines()] == [1, 2, 3]
+    assert err.splitlines()[-1] == last
+
+
 def test_jsonl_is_utf8_and_leaves_non_ascii_unescaped(tmp_path, capsysbinary):
     args = {"q": "中文\u2028x"}
     path = events(tmp_path, [call(arguments=args)] * 5)

@@ -126,7 +126,7 @@ def _finish(
     out.flush()
     if args.summary:
         sink.write(summary_text(totals, first_threshold))
-    elif args.format == "text" and not args.check:
+    elif not args.check:
         sink.write(totals_line(totals) + "\n")
     if args.compare and args.format == "text":
         name = args.config or default_guard_file().name
