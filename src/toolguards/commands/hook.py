@@ -136,6 +136,9 @@ def _emit(text: str) -> int:
     try:
         if stream is None:
             raise OSError("stdout is closed")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # UTF-8 whatever the locale; a lone surrogate as its JSON escape, \udxxx
+            reconfigure(encoding="utf-8", errors="backslashreplace")
         stream.write(text)
         stream.flush()
     except (OSError, ValueError) as exc:  # a closed pipe, a full disk, a closed file

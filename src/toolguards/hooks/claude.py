@@ -52,6 +52,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "STDOUT_UTF8",
     "answer",
     "calls",
     "handler",
@@ -62,6 +63,8 @@ __all__ = [
 NAME = "claude"
 STATE_FILE = "claude-code.sqlite3"
 CONTEXT_LIMIT = 10_000
+#: Claude Code reads the hook's stdout through a UTF-8 stream decoder: non-ASCII goes out as is.
+STDOUT_UTF8 = True
 
 EVENTS: Mapping[str, Action] = MappingProxyType({
     "PostToolUse": "count",

@@ -48,6 +48,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "STDOUT_UTF8",
     "answer",
     "calls",
     "handler",
@@ -58,6 +59,8 @@ __all__ = [
 NAME = "codex"
 STATE_FILE = "codex.sqlite3"
 CONTEXT_LIMIT = 10_000
+#: Codex decodes the hook's whole stdout at once as UTF-8: non-ASCII goes out as is.
+STDOUT_UTF8 = True
 
 EVENTS: Mapping[str, Action] = MappingProxyType({"PostToolUse": "count", "UserPromptSubmit": "reset"})
 

@@ -49,6 +49,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "STDOUT_UTF8",
     "answer",
     "calls",
     "handler",
@@ -59,6 +60,9 @@ __all__ = [
 NAME = "cursor"
 STATE_FILE = "cursor.sqlite3"
 CONTEXT_LIMIT = 10_000
+#: Cursor's reader of the hook's stdout cannot be read (closed source): non-ASCII goes out as JSON's ``\\u``
+#: escapes, which no reader decodes wrong.
+STDOUT_UTF8 = False
 
 EVENTS: Mapping[str, Action] = MappingProxyType({
     "postToolUse": "count",

@@ -46,6 +46,7 @@ __all__ = [
     "HTTP",
     "NAME",
     "STATE_FILE",
+    "STDOUT_UTF8",
     "answer",
     "calls",
     "handler",
@@ -56,6 +57,9 @@ __all__ = [
 NAME = "gemini"
 STATE_FILE = "gemini-cli.sqlite3"
 CONTEXT_LIMIT = 10_000
+#: Gemini CLI decodes each chunk of the hook's stdout apart (a character cut between two reads would be
+#: lost): non-ASCII goes out as JSON's ``\\u`` escapes.
+STDOUT_UTF8 = False
 
 EVENTS: Mapping[str, Action] = MappingProxyType({"AfterTool": "count", "BeforeAgent": "reset"})
 

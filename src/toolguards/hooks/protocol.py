@@ -39,6 +39,8 @@ if TYPE_CHECKING:
         NAME: str
         STATE_FILE: str
         CONTEXT_LIMIT: int
+        #: the host decodes the whole stdout as UTF-8 (else non-ASCII goes out as JSON's \u escapes)
+        STDOUT_UTF8: bool
         EVENTS: Mapping[str, Action]
 
         def read(self, event: Mapping[str, Any]) -> tuple[str, str, str]: ...
