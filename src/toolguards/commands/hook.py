@@ -44,7 +44,7 @@ exit codes:
 _OPTIONS = {"--config": "config", "--locale": "locale", "--state-dir": "state_dir"}
 #: The commands under this one, each with its own command line (``toolguards hook install --help``).
 SUBCOMMANDS = ("install", "uninstall")
-REGISTRATION_EXIT_CODES = ("0 done (or nothing to do)", "1 refused (the file or the guard file is left untouched)",
+REGISTRATION_EXIT_CODES = ("0 done (or nothing to do)", "1 refused (the settings file is left untouched)",
                            "2 a usage error")
 
 

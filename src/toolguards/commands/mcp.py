@@ -49,7 +49,7 @@ client configs (toolguards mcp install --help):
   clients: claude-desktop, claude-code, vscode, cursor
 
 {exit_codes(*EXIT_CODES)}"""
-INSTALL_EXIT_CODES = ("0 done (or nothing to do)", "1 refused (the file is left untouched)", "2 a usage error")
+INSTALL_EXIT_CODES = ("0 done (or nothing to do)", "1 refused (the settings file is left untouched)", "2 a usage error")
 
 #: The commands under this one, each with its own command line (``toolguards mcp install --help``).
 SUBCOMMANDS = ("install", "uninstall")
