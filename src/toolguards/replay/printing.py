@@ -142,7 +142,7 @@ def totals_line(totals: Totals, *, hint: bool = True) -> str:
 def summary_text(totals: Totals, first_threshold: int | None) -> str:
     """Per tool: calls, runs of identical calls by length, reminders per threshold, and advice (about the first
     threshold of a repeat-tool-reminder guard; none without one)."""
-    heading = "per tool (runs = identical consecutive calls of one agent as the guard's chain counts them, by length):"
+    heading = "per tool (runs = identical consecutive calls of one agent, by length):"
     lines = [totals_line(totals, hint=False), "", heading]
     for tool, stats in sorted(totals.tools.items(), key=lambda item: (-item[1].calls, item[0])):
         runs = ", ".join(f"{length}×{n}" for length, n in sorted(stats.runs.items(), reverse=True) if length > 1)
