@@ -79,7 +79,7 @@ def test_python_dash_m(write_guard_file):
     [
         ("text", [
             "big.yaml:1:1: the file is 104857600 bytes; a guard file may be at most 1048576 bytes (1 MiB)",
-            "dir.yaml: not a regular file (a directory)",
+            "dir.yaml: a folder without any *.yaml or *.yml file",
             "pipe.yaml: not a regular file (a named pipe)",
             "tab.yaml:2:5: the file holds a control character U+0001, which YAML does not allow",
             "utf.yaml:1:13: the file is not UTF-8 text (byte 0xe9)",
@@ -87,7 +87,7 @@ def test_python_dash_m(write_guard_file):
         ("github", [
             "::error file=big.yaml,line=1,col=1::the file is 104857600 bytes; a guard file may be at most 1048576 "
             "bytes (1 MiB)",
-            "::error file=dir.yaml::not a regular file (a directory)",
+            "::error file=dir.yaml::a folder without any *.yaml or *.yml file",
             "::error file=pipe.yaml::not a regular file (a named pipe)",
             "::error file=tab.yaml,line=2,col=5::the file holds a control character U+0001, which YAML does not allow",
             "::error file=utf.yaml,line=1,col=13::the file is not UTF-8 text (byte 0xe9)",
@@ -108,7 +108,7 @@ def test_files_that_cannot_be_read_are_one_line_each_at_once(write_guard_file, t
         assert main(["validate", "--format", format_, *names]) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == expected
-    assert err == "toolguards validate: 5 files, 5 problems\n"
+    assert err == "toolguards validate: 4 files, 5 problems\n"
 
 
 def test_github_annotations_write_control_characters_out(write_guard_file, capsys):
@@ -117,3 +117,19 @@ def test_github_annotations_write_control_characters_out(write_guard_file, capsy
     assert capsys.readouterr().out == (
         '::error file=g.yaml,line=2,col=9::locale: "a\\x85b\\x9b\\u2028c" is not a locale name such as `en` or `zh-CN`\n'
     )
+
+
+def test_a_folder_stands_for_every_yaml_and_yml_file_under_it(write_guard_file, capsys):
+    write_guard_file(BAD, name="guards/b.yml")
+    write_guard_file(BAD, name="guards/nested/a.yaml")
+    write_guard_file("guards: []\n", name="guards/a.yaml")
+    write_guard_file("not a guard file", name="guards/notes.txt")
+    assert main(["validate", "guards"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "guards/b.yml:4:19: guards[0].config.thresholds: `thresholds` must not be empty",
+        "guards/nested/a.yaml:4:19: guards[0].config.thresholds: `thresholds` must not be empty",
+    ]
+    assert err == "toolguards validate: 3 files, 2 problems\n"
+    assert main(["validate", "."]) == 1
+    assert capsys.readouterr().err == "toolguards validate: 3 files, 2 problems\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import subprocess
 import sys
 import venv
@@ -68,6 +69,11 @@ def test_wheel_carries_the_data(wheel: Path):
         "toolguards/py.typed",
     ):
         assert expected in names
+    # the editor-schema comment of a shipped guard file names the schema shipped beside it, in the wheel too
+    for name in sorted(n for n in names if n.startswith("toolguards/_data/guards/")):
+        first = zipfile.ZipFile(wheel).read(name).decode("utf-8").splitlines()[0]
+        target = first.removeprefix("# yaml-language-server: $schema=")
+        assert target != first and posixpath.normpath(posixpath.join(posixpath.dirname(name), target)) in names
 
 
 def test_wheel_in_a_fresh_venv_loads_the_default_from_outside_the_checkout(

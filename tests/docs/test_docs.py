@@ -46,23 +46,7 @@ BIN = Path(sys.executable).parent
 #: branch's work): (page, the block's first line) → (why, what its output shows while the defect is there). Such a
 #: block fails as expected only while its output still shows the defect; once it passes, or fails in another way (the
 #: defect fixed, but not as the page says), the test fails, so a merge shows the disagreement.
-XFAIL: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
-    ("docs/tune.md", "$ toolguards replay --summary examples/looping-session.jsonl"): (
-        "issue 21: replay --summary breaks a run on an excluded tool (the guard does not) and prints `1 calls`",
-        ("repeated runs: 2×3", "1 calls")),
-    ("docs/ci.md", "$ toolguards validate guards/"): (
-        "issue 21: toolguards validate refuses a folder", ("guards: not a regular file (a directory)",)),
-    ("docs/configuration.md", "$ toolguards validate guards/strict.yaml"): (
-        "issue 21: validate reports the cross-field block.atCount problem only once repeatEvery is fixed",
-        ("toolguards validate: 1 file, 1 problem",)),
-    ("docs/beyond-the-reference.md", "$ toolguards replay --config guards/errors.yaml error-session.jsonl"): (
-        "issue 21: the summary says `1 reminders`", ("1 reminders",)),
-    ("docs/hosts/cursor.md", "$ toolguards hook install cursor --config guards/cursor.yaml --settings hooks.json "
-                             "--dry-run"): (
-        "issue 21: hook install's --config is the host's file today and --guard-file the guard file; the issue makes "
-        "--config the guard file everywhere and names the host's file --settings",
-        ("unrecognized arguments: --settings",)),
-}
+XFAIL: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
 
 MARKERS = {"run", "output", "console", "python", "validate", "file", "same-as", "tested", "not-run", "ci:main-job",
            "ci:tests"}

@@ -145,6 +145,30 @@ def test_every_problem_of_a_file_in_one_run_in_file_order(write_guard_file):
     ]
 
 
+@pytest.mark.parametrize(("options", "expected"), [
+    # a schema problem in one option, one option against another in two others: both in one run
+    ("      thresholds: [3, 5]\n      repeatEvery: 1\n      block: {atCount: 3}\n", [
+        "g.yaml:6:20: guards[0].config.repeatEvery: invalid repeatEvery 1 — must be an integer >= 2",
+        "g.yaml:7:24: guards[0].config.block.atCount: invalid block.atCount 3 — must be above the first threshold (3)",
+    ]),
+    # and a template that does not exist, named by an option the schema accepted
+    ("      thresholds: [4]\n      argumentsPreviewChars: 0\n      templates: {first: nowhere.j2}\n", [
+        "g.yaml:6:30: guards[0].config.argumentsPreviewChars: invalid argumentsPreviewChars 0 — must be an integer >= 1",
+        "g.yaml:7:26: guards[0].config.templates.first: template `nowhere.j2` not found for locale `en` (searched: "
+        "{shipped}); nor as `repeat-tool-reminder/nowhere.j2`",
+    ]),
+    # an override with a problem of its own leaves the guard's other options to be checked
+    ("      thresholds: [5]\n      block: {atCount: 4}\n      overrides: [{tools: []}]\n", [
+        "g.yaml:6:24: guards[0].config.block.atCount: invalid block.atCount 4 — must be above the first threshold (5)",
+        "g.yaml:7:27: guards[0].config.overrides[0].tools: `tools` must name at least one tool pattern",
+    ]),
+])
+def test_options_are_checked_against_each_other_beside_schema_problems(write_guard_file, options, expected):
+    path = write_guard_file("version: 1\nguards:\n  - id: repeat-tool-reminder\n    config:\n" + options)
+    shipped = shipped_templates_dir() / "en"
+    assert [str(d) for d in check_file(path)] == [line.format(shipped=shipped) for line in expected]
+
+
 def test_missing_file_is_a_diagnostic(write_guard_file):
     write_guard_file("guards: []\n")
     assert [str(d) for d in check_file("absent.yaml")] == ["absent.yaml:1:1: cannot read the file: No such file or directory"]

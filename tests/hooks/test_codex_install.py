@@ -107,9 +107,9 @@ def test_a_changed_registration_is_modified_until_trusted_again_and_the_hash_cha
     config.write_text(text.replace(first, first + "  # reviewed", 1), encoding="utf-8")  # a comment Codex keeps
     guard_file = tmp_path / "g.yaml"
     guard_file.write_text("guards:\n  - id: repeat-tool-reminder\n", encoding="utf-8")
-    code, lines = run(capsys, "install", "codex", "--guard-file", str(guard_file))
+    code, lines = run(capsys, "install", "codex", "--config", str(guard_file))
     assert (code, lines[1:]) == (0, [REVIEW])  # the command changed: Codex holds it modified
-    code, lines = run(capsys, "install", "codex", "--guard-file", str(guard_file), "--trust")
+    code, lines = run(capsys, "install", "codex", "--config", str(guard_file), "--trust")
     assert code == 0 and lines[1].startswith(f"{config}: recorded Codex's trust of 2 hooks")
     updated = config.read_text(encoding="utf-8").splitlines()
     assert updated[4].endswith('"  # reviewed') and updated[4] != first + "  # reviewed"

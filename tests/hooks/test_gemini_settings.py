@@ -121,7 +121,7 @@ def test_install_registers_the_gemini_guard_file_and_notes_an_untrusted_folder(h
         f"to {trust_file}"]
     write(trust_file, {str(work): "TRUST_FOLDER"})
     mine = REPO / "guards" / "repeat-tool-reminder.yaml"
-    assert main(["hook", "install", "gemini", "--guard-file", str(mine)]) == 0
+    assert main(["hook", "install", "gemini", "--config", str(mine)]) == 0
     assert len(capsys.readouterr().err.splitlines()) == 1
     written = json.loads((work / ".gemini" / "settings.json").read_text(encoding="utf-8"))
     assert written["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].endswith(f" hook gemini --config {mine}")

@@ -58,7 +58,8 @@ def hook(state_dir: Path, event: dict[str, Any] | str, *args: str) -> subprocess
 
 
 def answer(event: str, text: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}) + "\n"
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+                      ensure_ascii=False) + "\n"  # UTF-8 as is: Claude Code decodes the whole stdout
 
 
 def outputs(state_dir: Path, events: list[dict[str, Any]], *args: str) -> list[str]:

@@ -55,7 +55,8 @@ def prompt(text: str = "try again", **kwargs: Any) -> dict[str, Any]:
 
 
 def answer(text: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": text}}) + "\n"
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": text}},
+                      ensure_ascii=False) + "\n"  # UTF-8 as is: Codex decodes the whole stdout
 
 
 def codex(state_dir: Path, events: list[dict[str, Any]], *args: str) -> list[str]:

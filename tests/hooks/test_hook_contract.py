@@ -15,7 +15,7 @@ from typing import Any
 import platformdirs
 import pytest
 
-from conftest import FIRST, detailed
+from conftest import FIRST, FIRST_ZH, detailed
 from support.hooks import TOOLGUARDS, command, hook, outputs
 from toolguards.cli import main
 from toolguards.commands import hook as hook_command
@@ -252,7 +252,9 @@ def test_help_lists_every_command_and_a_command_imports_only_itself(capsys, monk
     done = subprocess.run([sys.executable, "-c", "import sys; from toolguards.cli import main; main(['schema']); "
                            "print(sorted(m for m in sys.modules if m.startswith('toolguards.commands.')), "
                            "file=sys.stderr)"], capture_output=True, text=True, timeout=60)
-    assert done.stderr.splitlines()[-1] == "['toolguards.commands.schema']"
+    # the one command, and the vocabulary every command's parser is made of
+    assert done.stderr.splitlines()[-1] == (
+        "['toolguards.commands.options', 'toolguards.commands.parser', 'toolguards.commands.schema']")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
@@ -265,3 +267,46 @@ def test_a_guard_file_that_is_a_named_pipe_is_one_line_and_never_waited_on(tmp_p
     done = hook("claude", tmp_path / "state", event, "--config", str(pipe))
     assert (done.returncode, done.stdout) == (0, "")
     assert done.stderr == f"toolguards hook: {pipe}: not a regular file (a named pipe)\n"
+
+
+def host_call(host: str, call_id: str) -> dict[str, Any]:
+    """A call as each host writes the event on the hook's stdin (the third identical one draws a reminder)."""
+    shell = {"tool_input": {"command": "ls"}}
+    if host == "claude":
+        return bash(call_id)
+    if host == "codex":
+        return {"session_id": "s1", "turn_id": "t1", "transcript_path": None, "cwd": "/p", "model": "gpt-5",
+                "hook_event_name": "PostToolUse", "permission_mode": "default", "tool_name": "Bash", **shell,
+                "tool_response": "total 0", "tool_use_id": call_id}
+    if host == "gemini":
+        return {"session_id": "s1", "transcript_path": "/t.json", "cwd": "/p", "hook_event_name": "AfterTool",
+                "timestamp": "2026-05-11T11:26:55.123Z", "tool_name": "run_shell_command", **shell,
+                "tool_response": {"llmContent": "total 0", "returnDisplay": ""}}
+    return {"conversation_id": "s1", "generation_id": "g", "hook_event_name": "postToolUse", "tool_name": "Shell",
+            **shell, "tool_use_id": call_id, "tool_output": "total 0"}
+
+
+@pytest.mark.parametrize(("host", "raw"), [("claude", True), ("codex", True), ("gemini", False), ("cursor", False)])
+def test_non_ascii_goes_out_as_utf8_where_the_host_decodes_the_whole_stdout(tmp_path, host, raw):
+    # Claude Code decodes stdout with a stream decoder (setEncoding("utf8")), Codex the whole output at once
+    # (String::from_utf8_lossy): UTF-8 as is. Gemini CLI decodes each chunk apart (a character cut between two reads
+    # would be lost) and Cursor's reader cannot be read: JSON's \u escapes, which no reader gets wrong.
+    done = [subprocess.run(command(host, tmp_path, "--locale", "zh"), input=json.dumps(host_call(host, f"c{n}")).encode(),
+                           capture_output=True, timeout=60) for n in range(3)]
+    assert [(d.returncode, d.stderr) for d in done] == [(0, b"")] * 3
+    stdout = done[2].stdout
+    assert FIRST_ZH in json.dumps(json.loads(stdout), ensure_ascii=False)
+    assert (FIRST_ZH.encode("utf-8") in stdout) is raw
+    assert (b"\\u4f60" in stdout) is not raw
+
+
+def test_a_lone_surrogate_in_a_tool_name_is_written_as_its_json_escape(tmp_path):
+    # JSON may escape a lone surrogate into a tool name; UTF-8 cannot hold one: it goes out as JSON writes it, \\udxxx.
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: [2, 3]\n", encoding="utf-8")
+    events = [json.dumps({**bash(f"c{n}"), "tool_name": "Bash\ud800"}).encode() for n in range(3)]
+    done = [subprocess.run(command("claude", tmp_path, "--config", str(twice)), input=event, capture_output=True,
+                           timeout=60) for event in events]
+    assert [(d.returncode, d.stderr) for d in done] == [(0, b"")] * 3
+    assert b"- tool: Bash\\ud800\\n" in done[2].stdout
+    assert "- tool: Bash\ud800\n" in json.loads(done[2].stdout)["hookSpecificOutput"]["additionalContext"]

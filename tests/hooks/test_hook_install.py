@@ -233,12 +233,12 @@ def test_an_older_registration_is_updated_where_it_stands(project, capsys, host)
     assert "\n" not in path.read_text().strip()  # a one-line file stays one line
 
 
-def test_the_user_scope_and_an_explicit_config_and_a_dry_run(project, capsys):
+def test_the_user_scope_and_an_explicit_settings_file_and_a_dry_run(project, capsys):
     code, _, _ = run(capsys, "install", "codex", "--scope", "user")
     assert code == 0
     assert json.loads((project / "home" / ".codex" / "hooks.json").read_text()) == fresh("codex")
     other = project / "elsewhere.json"
-    code, out, err = run(capsys, "install", "gemini", "--config", str(other), "--dry-run")
+    code, out, err = run(capsys, "install", "gemini", "--settings", str(other), "--dry-run")
     assert (code, out) == (0, json.dumps(fresh("gemini"), indent=2) + "\n")
     assert err == (f"toolguards hook install: {other} (dry run, nothing written): AfterTool, BeforeAgent run "
                    f"{registered('gemini')}\n")
@@ -258,7 +258,7 @@ def test_claude_http_hooks_for_toolguards_serve(project, capsys):
     with pytest.raises(SystemExit) as exit_code:
         run(capsys, "install", "codex", "--http", url)
     assert exit_code.value.code == 2
-    assert capsys.readouterr().err.endswith("error: --http: codex has no http hooks (only claude)\n")
+    assert capsys.readouterr().err.endswith("\ntoolguards hook install: --http: codex has no http hooks (only claude)\n")
 
 
 def test_claude_http_hooks_carry_the_served_token_from_the_environment(project, capsys):
@@ -277,11 +277,11 @@ def test_claude_http_hooks_carry_the_served_token_from_the_environment(project, 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--token-env", "T"], "error: --token-env: only with --http\n"),
+        (["--token-env", "T"], "\ntoolguards hook install: --token-env: only with --http\n"),
         (["--http", "http://127.0.0.1:1/hooks/claude", "--token-env", "A-B"],
-         "error: --token-env: 'A-B' is not an environment variable name (letters, digits, _)\n"),
+         "\ntoolguards hook install: --token-env: 'A-B' is not an environment variable name (letters, digits, _)\n"),
         (["--http", "http://127.0.0.1:1/hooks/claude", "--token-env", "1A"],
-         "error: --token-env: '1A' is not an environment variable name (letters, digits, _)\n"),
+         "\ntoolguards hook install: --token-env: '1A' is not an environment variable name (letters, digits, _)\n"),
     ],
 )
 def test_token_env_is_checked(project, capsys, args, message):
@@ -297,11 +297,11 @@ def test_a_guard_file_is_checked_and_passed_by_its_absolute_path(project, capsys
     good.write_text("guards:\n  - id: repeat-tool-reminder\n")
     bad = project / "bad.yaml"
     bad.write_text("guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: []\n")
-    code, _, err = run(capsys, "install", "cursor", "--guard-file", "bad.yaml")
+    code, _, err = run(capsys, "install", "cursor", "--config", "bad.yaml")
     assert (code, err) == (1, f"toolguards hook install: the guard file has problems, so nothing was installed: "
                               f"{bad}:4:19: guards[0].config.thresholds: `thresholds` must not be empty\n")
     assert not (project / CONFIG["cursor"]).exists()
-    assert run(capsys, "install", "cursor", "--guard-file", "g.yaml")[0] == 0
+    assert run(capsys, "install", "cursor", "--config", "g.yaml")[0] == 0
     command = json.loads((project / CONFIG["cursor"]).read_text())["hooks"]["postToolUse"][0]["command"]
     assert command == f"{TOOLGUARDS} hook cursor --config {good}"
 

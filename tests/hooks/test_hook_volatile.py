@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import FIRST, REPO, detailed
+from support.docs_blocks import marked
 from support.hooks import outputs
 from toolguards.cli import main
 from toolguards.hooks import HOSTS
@@ -39,25 +40,23 @@ def gemini_answer(text: str) -> str:
 
 
 def readme_gemini_block() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("#### Gemini CLI"):readme.index("#### Cursor")]
-    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    """The Gemini CLI guard file the coding agents' page suggests."""
+    return marked("docs/coding-agents.md", "tested: coding-agents:gemini").text
 
 
 def test_the_shipped_gemini_example_reminds_on_changing_pgids(tmp_path):
     events = [gemini_shell(i) for i in range(5)]
-    latest = json.dumps({"command": "echo smoke check failed", "description": DESCRIPTIONS[4]},
+    fourth = json.dumps({"command": "echo smoke check failed", "description": DESCRIPTIONS[3]},
                         separators=(",", ":"))
     assert outputs("gemini", tmp_path / "example", events, "--config", str(GEMINI_EXAMPLE)) == [
-        "", "", gemini_answer(FIRST), "", gemini_answer(detailed("run_shell_command", 5, latest))]
+        "", "", gemini_answer(FIRST), gemini_answer(detailed("run_shell_command", 4, fourth)), ""]
 
 
 def test_the_readme_gemini_block_reminds_and_resultaware_alone_does_not(tmp_path):
     readme = tmp_path / "readme.yaml"
     readme.write_text(readme_gemini_block(), encoding="utf-8")
     alone = tmp_path / "alone.yaml"
-    alone.write_text(readme_gemini_block().replace("          resultNormalizers:", "          # resultNormalizers:"),
-                     encoding="utf-8")
+    alone.write_text(readme_gemini_block().split("          resultNormalizers:")[0], encoding="utf-8")
     # the same description every time: the README's block leaves only the PGID out
     events = [gemini_shell(i) | {"tool_input": {"command": "echo smoke check failed"}} for i in range(3)]
     assert outputs("gemini", tmp_path / "a", events, "--config", str(readme))[2] == gemini_answer(FIRST)
@@ -73,10 +72,10 @@ def test_replay_and_the_report_agree_with_the_hook(tmp_path, capsys):
     assert main(["replay", "--format", "jsonl", "--config", str(GEMINI_EXAMPLE), str(events)]) == 0
     replayed = [[c["metadata"]["count"] for c in json.loads(line)["contexts"]]
                 for line in capsys.readouterr().out.splitlines()]
-    assert replayed == [[], [], [3], [], [5]]
+    assert replayed == [[], [], [3], [4], []]
     report = work(setup(Job(config=str(GEMINI_EXAMPLE))), str(events))
     assert dict(report.tools["run_shell_command"].sides[0].reminders) == {
-        ("repeat-tool-reminder", "first", 3): 1, ("repeat-tool-reminder", "detailed", 5): 1}
+        ("repeat-tool-reminder", "first", 3): 1, ("repeat-tool-reminder", "detailed", 4): 1}
 
 
 NO_PROGRESS = "guards:\n  - id: no-progress-reminder\n    config:\n      thresholds: [3]\n"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 
 import pytest
 
@@ -31,7 +33,7 @@ def folder(tmp_path, monkeypatch):
     (["--upstream", "127.0.0.1:1"], 2, "--upstream must be an http:// or https:// URL, not '127.0.0.1:1'"),
     (["--token-file", "token", "--", "srv"], 2, "--token-file: only with --listen"),
     (["--store", "nosuch://x", "--", "srv"], 2,
-     "--store: unknown store 'nosuch://x' (known: memory:, sqlite:, mapping:, redis:, rediss:)"),
+     "--store: unknown store 'nosuch://x' (known: memory:, sqlite:, mapping:, redis:, rediss:, redis+cluster:, rediss+cluster:)"),
     (["--listen", "8788", "--", "srv"], 2, "--listen must be HOST:PORT (a port from 0 to 65535), not '8788'"),
     (["--listen", "127.0.0.1:99999", "--", "srv"], 2,
      "--listen must be HOST:PORT (a port from 0 to 65535), not '127.0.0.1:99999'"),
@@ -65,3 +67,13 @@ def test_the_server_options_stay_the_servers(folder):
     done = subprocess.run([TOOLGUARDS, "mcp", "--", "sh", "-c", 'echo "$@" >&2; exit 3', "sh", "--config", "x"],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (3, "", "--config x\n")
+
+
+def test_without_the_mcp_extra_it_says_what_to_install_and_exits_2(folder):
+    # A fresh process in which the SDK cannot be imported, as where the extra is not installed.
+    script = "import sys; sys.modules['mcp'] = None; from toolguards.cli import main; sys.exit(main(['mcp', '--', 'srv']))"
+    done = subprocess.run([sys.executable, "-c", script], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert re.fullmatch(r"toolguards mcp: needs the mcp extra \(mcp[.\w]* is missing\): pip install 'toolguards\[mcp\]'\n",
+                        done.stderr), done.stderr

@@ -131,7 +131,7 @@ def test_a_missing_file_has_no_server(project, capsys):
 def test_a_dry_run_prints_and_writes_nothing(project, capsys):
     text = json.dumps({"servers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}})
     Path("other.json").write_text(text, encoding="utf-8")
-    assert main(["mcp", "install", "vscode", "time", "--config", "other.json", "--dry-run"]) == 0
+    assert main(["mcp", "install", "vscode", "time", "--settings", "other.json", "--dry-run"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out) == {"servers": {"time": {
         "command": TOOLGUARDS, "args": ["mcp", "--name", "time", "--", "uvx", "mcp-server-time"]}}}
@@ -143,12 +143,12 @@ def test_a_guard_file_is_checked_and_passed_by_its_absolute_path(project, capsys
     Path(".mcp.json").write_text(json.dumps({"mcpServers": {"t": {"command": "srv"}}}), encoding="utf-8")
     Path("bad.yaml").write_text("guards:\n  - id: repeat-tool-reminder\n    config:\n      thresholds: []\n",
                                 encoding="utf-8")
-    assert main(["mcp", "install", "claude-code", "t", "--guard-file", "bad.yaml"]) == 1
+    assert main(["mcp", "install", "claude-code", "t", "--config", "bad.yaml"]) == 1
     assert capsys.readouterr().err == (
         "toolguards mcp install: the guard file has problems, so nothing was installed: "
         f"{project / 'bad.yaml'}:4:19: guards[0].config.thresholds: `thresholds` must not be empty\n")
     Path("good.yaml").write_text("guards:\n  - id: repeat-tool-reminder\n", encoding="utf-8")
-    assert main(["mcp", "install", "claude-code", "t", "--guard-file", "good.yaml"]) == 0
+    assert main(["mcp", "install", "claude-code", "t", "--config", "good.yaml"]) == 0
     assert json.loads(Path(".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["t"]["args"] == [
         "mcp", "--name", "t", "--config", str(project / "good.yaml"), "--", "srv"]
 
@@ -161,7 +161,7 @@ def test_usage_errors(project, capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
         main(["mcp", *argv])
     assert caught.value.code == 2
-    assert capsys.readouterr().err.splitlines()[-1] == f"toolguards mcp {argv[0]}: error: {message}"
+    assert capsys.readouterr().err.splitlines()[-1] == f"toolguards mcp {argv[0]}: {message}"
 
 
 @pytest.mark.parametrize(("entry", "expected"), [

@@ -69,7 +69,7 @@ def prepared(folder: Path, install: tuple[str, ...], guard_file: Path | None,
     home = ClaudeHome.fresh(folder)
     if guard_file is None:
         guard_file = home.write("guards.yaml", GUARD_FILE)
-        install = (*install, "--guard-file", str(guard_file))
+        install = (*install, "--config", str(guard_file))
     # as a user would: from the project folder, with claude on PATH (install asks it for its version)
     path = on_path(HOSTS_DIR / "node_modules" / ".bin", home.environment()["PATH"])
     done = subprocess.run([str(TOOLGUARDS), "hook", "install", "claude", *install], cwd=home.project,

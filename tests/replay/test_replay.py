@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -65,6 +67,18 @@ def test_jsonl_has_the_pinned_shape_one_object_per_call(tmp_path, capsys):
     assert context["text"] == FIRST
     assert context["source"] == {"kind": "plugin", "plugin": "repeat-tool-reminder", "form": "notice", "summary": "grep × 3"}
     assert context["metadata"]["count"] == 3
+
+
+@pytest.mark.parametrize(("extra", "last"), [
+    ([], "replayed 1 session: 3 tool calls from 1 agent; 1 reminder (repeat-tool-reminder at 3: 1)"),
+    (["--summary"], "  grep: 3 calls; repeated runs: 3×1; reminders: at 3: 1"),
+])
+def test_with_jsonl_the_objects_are_stdout_and_the_totals_stderr(tmp_path, capsys, extra, last):
+    path = events(tmp_path, [call()] * 3)
+    assert main(["replay", "--format", "jsonl", *extra, path]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["line"] for line in out.splitlines()] == [1, 2, 3]
+    assert err.splitlines()[-1] == last
 
 
 def test_jsonl_is_utf8_and_leaves_non_ascii_unescaped(tmp_path, capsysbinary):
@@ -136,6 +150,98 @@ def test_the_summary_shares_the_guards_canonical_form(tmp_path, capsys, monkeypa
     assert "its result changed during 1 of them" in out
 
 
+@pytest.mark.parametrize("fmt", ["codex", "claude-code", "dsh"])
+def test_a_format_named_that_reads_nothing_of_the_input_is_an_error(capsys, fmt):
+    assert main(["replay", "--input-format", fmt, str(EXAMPLE)]) == 1
+    out, err = capsys.readouterr()
+    assert err == (f"{EXAMPLE}:1: nothing here reads as {fmt}: 31 records not read and none read (another format? "
+                   "without --input-format it is detected)\n")
+    assert out.endswith("; 31 records not read (--summary lists them); 1 input failed\n")
+
+
+def test_a_format_named_that_reads_something_is_no_error(tmp_path, capsys):
+    path = events(tmp_path, [{"type": "something-else"}, call()])
+    assert main(["replay", "--input-format", "events", path]) == 0
+    assert capsys.readouterr().out.endswith("; 1 record not read (--summary lists them)\n")
+
+
+@pytest.mark.parametrize(("calls", "totals", "per_tool"), [
+    (1, "replayed 1 session: 1 tool call from 1 agent; 0 reminders", "  grep: 1 call; repeated runs: none; "),
+    (3, "replayed 1 session: 3 tool calls from 1 agent; 1 reminder (repeat-tool-reminder at 3: 1)",
+     "  grep: 3 calls; repeated runs: 3×1; "),
+])
+def test_one_of_a_thing_is_said_in_the_singular(tmp_path, capsys, calls, totals, per_tool):
+    path = events(tmp_path, [call()] * calls)
+    assert main(["replay", path]) == 0
+    assert capsys.readouterr().out.endswith(totals + "\n")
+    assert main(["replay", "--summary", path]) == 0
+    assert per_tool in capsys.readouterr().out
+
+
+def test_the_comparison_and_the_check_say_one_reminder_in_the_singular(tmp_path, capsys):
+    other = tmp_path / "other.yaml"
+    other.write_text("guards:\n  - id: repeat-tool-reminder\n    config: {thresholds: [4]}\n", encoding="utf-8")
+    path = events(tmp_path, [call()] * 4)
+    assert main(["replay", "--compare", str(other), path]) == 0
+    assert capsys.readouterr().out.endswith(
+        f"compare: A (repeat-tool-reminder.yaml) fired 1 reminder, B ({other}) fired 1; they differ at 2 of 4 tool "
+        "calls\n")
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in [
+        {"type": "session", "id": "s1"},
+        *({"type": "tool/call", "data": {"callId": f"c{n}", "name": "grep", "arguments": "{}"}} for n in range(3)),
+        {"type": "user/message", "data": {"source": {"kind": "plugin", "plugin": "repeat-tool-reminder",
+                                                     "summary": "grep × 3"}, "content": [{"type": "text", "text": FIRST}]}},
+    ]), encoding="utf-8")
+    assert main(["replay", "--check", "--config", str(REPO / "examples" / "reference-mount.yaml"), str(log)]) == 0
+    assert capsys.readouterr().out == f"{log}: repeat-tool-reminder: 1 reminder agrees with the log\n"
+
+
+def test_the_summary_counts_the_runs_the_guards_chain_counts(capsys):
+    # The shipped guard file excludes todo_write: the guard's run of run_tests goes on through it, to 6 (the report's
+    # longest run), and an excluded tool has no runs at all.
+    assert main(["replay", "--summary", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "  run_tests: 7 calls; repeated runs: 6×1; reminders: at 3: 1, at 5: 1\n" in out
+    assert "  todo_write: 3 calls; repeated runs: none; reminders: none\n" in out
+
+
+@pytest.mark.parametrize(("between", "runs"), [
+    ({"type": "pre-step", "agent": "main", "userPrompt": True}, "3×2"),  # a new prompt ends the run
+    ({"type": "pre-step", "agent": "main"}, "6×1"),  # a plain step boundary does not
+    ({"type": "forget", "agent": "main"}, "3×2"),  # nor does anything but forgetting the agent
+    (call(tool="other", agent="sub"), "6×1"),  # another agent's call is another chain
+])
+def test_the_summary_ends_a_run_where_the_guard_does(tmp_path, capsys, between, runs):
+    path = events(tmp_path, [call(tool="status")] * 3 + [between] + [call(tool="status")] * 3)
+    assert main(["replay", "--summary", path]) == 0
+    assert f"  status: 6 calls; repeated runs: {runs}; " in capsys.readouterr().out
+
+
+def test_a_call_delivered_twice_is_one_call_of_the_run(tmp_path, capsys):
+    lines = [call(tool="status", callId=f"c{n}") for n in (1, 2, 2, 3)]
+    path = events(tmp_path, lines)
+    assert main(["replay", "--summary", path]) == 0
+    assert "  status: 4 calls; repeated runs: 3×1; reminders: at 3: 1\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("example", ["looping-session.jsonl", "openai-polling-session.json"])
+def test_the_summary_and_the_report_find_the_same_runs(example):
+    from toolguards.replay.files import Settings, direct_worker, replay_file
+    from toolguards.replay.session import Reading
+    from toolguards.report import Job, setup, work
+
+    path = str(REPO / "examples" / example)
+    settings = Settings(None, None, None, Reading(), jsonl=False, check=False, summary=True)
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
+        totals = replay_file(direct_worker(settings, settings.engines(), True), path).totals
+    session = work(setup(Job()), path)
+    summary = {tool: dict(stats.runs) for tool, stats in totals.tools.items() if stats.runs}
+    report = {tool: dict(tally.sides[0].plain) for tool, tally in session.tools.items() if tally.sides[0].plain}
+    assert summary == report
+    assert any(length > 1 for runs in summary.values() for length in runs)
+
+
 def test_without_a_repeat_guard_the_summary_gives_no_advice(tmp_path, capsys):
     config = tmp_path / "cycles.yaml"
     config.write_text("guards:\n  - id: cycle-reminder\n", encoding="utf-8")
@@ -156,7 +262,7 @@ def test_compare_shows_the_difference(tmp_path, capsys):
     assert main(["replay", "--compare", str(other), path]) == 0
     out = capsys.readouterr().out
     assert f"── {path}:2 · agent main · grep\nA: (nothing)\nB: repeat-tool-reminder/first · grep × 2\n" in out
-    assert out.endswith("fired 1 reminders, B (" + str(other) + ") fired 1; they differ at 2 of 3 tool calls\n")
+    assert out.endswith("fired 1 reminder, B (" + str(other) + ") fired 1; they differ at 2 of 3 tool calls\n")
 
 
 def test_bad_config_is_reported_with_positions(tmp_path, capsys):
@@ -241,7 +347,7 @@ def test_a_file_that_fails_is_reported_and_the_run_goes_on(tmp_path, capsys):
     ]
     assert captured.err == f"{broken}:2: not JSON: Expecting property name enclosed in double quotes at column 2\n"
     assert captured.out.endswith(
-        "replayed 3 sessions: 7 tool calls from 1 agent; 2 reminders (repeat-tool-reminder at 3: 2); 1 input failed\n"
+        "replayed 3 sessions: 7 tool calls from 3 agents; 2 reminders (repeat-tool-reminder at 3: 2); 1 input failed\n"
     )
 
 
@@ -249,7 +355,7 @@ def test_each_file_starts_with_fresh_chains(tmp_path, capsys):
     # two calls in each file: no run of three across the two
     paths = [events(tmp_path, [call()] * 2, name=f"{n}.jsonl") for n in range(2)]
     assert main(["replay", "--jobs", "1", *paths]) == 0
-    assert capsys.readouterr().out == "replayed 2 sessions: 4 tool calls from 1 agent; 0 reminders\n"
+    assert capsys.readouterr().out == "replayed 2 sessions: 4 tool calls from 2 agents; 0 reminders\n"
 
 
 def folder_of_sessions(root: Path) -> Path:
@@ -278,7 +384,7 @@ def test_a_folder_stands_for_its_session_files_in_sorted_order(tmp_path, capsys)
     ]
     assert captured.err == f"{folder}/b/garbage.json:1: not JSON: Expecting value at column 1\n"
     assert (
-        "replayed 5 sessions: 11 tool calls from 1 agent; 3 reminders (repeat-tool-reminder at 3: 3); "
+        "replayed 5 sessions: 11 tool calls from 4 agents; 3 reminders (repeat-tool-reminder at 3: 3); "
         "1 record not read; 1 input failed\n" in captured.out
     )
     assert (
@@ -340,7 +446,7 @@ def test_bad_jobs_are_a_usage_error(argv, expected, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["replay", *argv, "x.jsonl"])
     assert exit_info.value.code == 2
-    assert capsys.readouterr().err.endswith(f"toolguards replay: error: {expected}\n")
+    assert capsys.readouterr().err.endswith(f"toolguards replay: {expected}\n")
 
 
 def test_the_help_gives_the_exit_codes(capsys):
@@ -348,8 +454,8 @@ def test_the_help_gives_the_exit_codes(capsys):
         main(["replay", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert (
-        "exit codes: 0 every input replayed (with --check: and every log agrees); 1 an input could not be read, a "
-        "config problem, or a --check disagreement; 2 a usage error" in out
+        "exit codes: 0 every input replayed (with --check: and every log agrees) 1 an input could not be read, a "
+        "problem in the guard file, or a --check disagreement 2 a usage error" in out
     )
 
 

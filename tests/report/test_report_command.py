@@ -12,6 +12,7 @@ import pytest
 from conftest import REPO, SHARED_FIXTURES
 from support.docs_blocks import marked
 from toolguards.cli import main
+from toolguards.commands.report import DEFAULT_OUTPUT
 
 EXAMPLE = REPO / "examples" / "looping-session.jsonl"
 POLLING = REPO / "examples" / "openai-polling-session.json"
@@ -41,7 +42,7 @@ def by_threshold(page: str) -> dict[tuple[str, int], int]:
 def summary_figures(line: str) -> tuple[dict[str, int], dict[tuple[str, int], int]]:
     """The figures of replay's totals line."""
     match = re.fullmatch(
-        r"replayed (\d+) sessions?: (\d+) tool calls from (\d+) agents?; (\d+) reminders(?: \((.*?)\))?"
+        r"replayed (\d+) sessions?: (\d+) tool calls? from (\d+) agents?; (\d+) reminders?(?: \((.*?)\))?"
         r"(?:; (\d+) records? not read(?: \(--summary lists them\))?)?(?:; (\d+) malformed lines? skipped)?"
         r"(?:; (\d+) inputs? failed)?", line,
     )
@@ -107,6 +108,26 @@ def test_skipped_lines_are_counted_as_replay_counts_them(tmp_path, capsys):
         "sessions": 1, "calls": 1, "agents": 1, "reminders": 0, "unread": 1, "skipped": 1}
     assert reported.err.splitlines()[0] == replay.err.splitlines()[0]
     assert reported.err.splitlines()[0].endswith(" (skipped)")
+
+
+def test_agents_are_counted_per_session(tmp_path, capsys):
+    # Each file is its own session: its "main" is not the other file's "main", in replay's totals and the report's.
+    line = '{"type": "post-execute", "agent": "main", "tool": "x"}\n'
+    paths = [write(tmp_path, "a.jsonl", line), write(tmp_path, "b.jsonl", line + line.replace("main", "sub"))]
+    code, replayed_line = replayed(capsys, ["--jobs", "1", *paths])
+    assert (code, replayed_line) == (0, "replayed 2 sessions: 3 tool calls from 3 agents; 0 reminders")
+    assert main(["report", "-o", "-", "--jobs", "1", *paths]) == 0
+    assert totals(capsys.readouterr().out)["agents"] == 3
+    assert main(["replay", "--jobs", "2", *paths]) == 0  # merged from worker processes alike
+    assert capsys.readouterr().out == "replayed 2 sessions: 3 tool calls from 3 agents; 0 reminders\n"
+
+
+def test_the_default_page_is_ignored_in_the_checkout():
+    # The README runs `toolguards report` in the checkout: the page it leaves there is not a change to commit.
+    ignore = REPO / ".gitignore"
+    if not ignore.is_file():
+        pytest.skip("not a checkout (no .gitignore): an installed copy of the tests")
+    assert f"/{DEFAULT_OUTPUT}" in ignore.read_text(encoding="utf-8").splitlines()
 
 
 def test_the_page_goes_to_the_default_file_and_says_so(tmp_path, capsys, monkeypatch):
@@ -203,7 +224,7 @@ def test_jobs_must_be_a_whole_number_of_processes(capsys, jobs, message):
     with pytest.raises(SystemExit) as stopped:
         main(["report", "--jobs", jobs, str(EXAMPLE)])
     assert stopped.value.code == 2
-    assert capsys.readouterr().err.endswith(f"toolguards report: error: argument --jobs: {message}\n")
+    assert capsys.readouterr().err.endswith(f"toolguards report: argument --jobs: {message}\n")
 
 
 def test_the_docs_show_the_command_and_its_picture(tmp_path, capsys, monkeypatch):

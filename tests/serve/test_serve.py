@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import socket
 import subprocess
 import sys
 
@@ -154,6 +156,8 @@ def test_a_256_kb_write_file_fits_the_default_limit(server):
      '[1]: expected a JSON object, not a number; [2]: "type" must be "post-execute", "pre-step" or "forget", not "x"'),
     (b"[1, 2, 3, 4, 5]", "[0]: expected a JSON object, not a number; [1]: expected a JSON object, not a number; "
                          "[2]: expected a JSON object, not a number (and 2 more bad events)"),
+    (b"[1, 2, 3, 4]", "[0]: expected a JSON object, not a number; [1]: expected a JSON object, not a number; "
+                      "[2]: expected a JSON object, not a number (and 1 more bad event)"),
 ])
 def test_bad_bodies_are_400_with_one_line(server, body, message):
     status, answer = server.request("POST", "/v1/events", body)
@@ -294,3 +298,24 @@ def test_the_docs_typescript_example(server, up):
     done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert [json.loads(line) for line in done.stdout.splitlines()] == ([[], [], [FIRST]] if up else [[], [], []])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_answers_the_request_under_way_then_exits_0(sig):
+    server = Serve().ready()
+    body = json.dumps(call("drain")).encode()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as conn:
+            head = (f"POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode()
+            conn.sendall(head + body[:5])  # a request under way: its body not all sent yet
+            assert server.request("GET", "/healthz")[0] == 200  # and the server has read its head meanwhile
+            server.process.send_signal(sig)
+            conn.sendall(body[5:])
+            answer = conn.makefile("rb").read()
+        assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert answer.endswith(b'{"decision":"accept","contexts":[],"feedback":null}')
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        output = server.stop()
+    assert "Traceback" not in output

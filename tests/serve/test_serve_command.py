@@ -79,13 +79,13 @@ def test_usage_errors_exit_2(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
         main(["serve", *argv])
     assert caught.value.code == 2
-    assert capsys.readouterr().err.splitlines()[-1].endswith(f"error: {message}")
+    assert capsys.readouterr().err.splitlines()[-1]== f"toolguards serve: {message}"
 
 
 def test_without_the_serve_extra_it_says_what_to_install(folder, capsys, monkeypatch):
     monkeypatch.delitem(sys.modules, "toolguards.serve.server", raising=False)
     monkeypatch.setitem(sys.modules, "uvicorn", None)
-    assert main(["serve", "--port", "0"]) == 1
+    assert main(["serve", "--port", "0"]) == 2
     assert capsys.readouterr().err == (
         "toolguards serve: needs the serve extra (uvicorn is missing): pip install 'toolguards[serve]'\n"
     )

@@ -2,7 +2,9 @@
 
 Modules are imported only when their command runs (or ``toolguards --help`` lists them all): a hook call must not pay
 for replay's imports. A command listed in ``RAW`` also has ``main(argv) -> int`` and reads its own command line before
-any parser is built.
+any parser is built; one with commands under it (``toolguards hook install``) names them in ``SUBCOMMANDS``. Every
+parser is a ``parser.Parser`` and takes the shared options of ``options`` (``tests/commands/test_cli_rules.py`` walks
+them all).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ summary line on stderr. The checks run in the current folder (the project) with 
 would; registered commands run with a throwaway state folder, so the chains of real sessions are untouched.
 
 Exit codes: 0 the guard will work in every host checked (no finding is a problem); 1 it will not somewhere (or no
-host has toolguards registered); 2 a usage error (one line ``toolguards doctor: <problem>`` on stderr).
+host has toolguards registered); 2 a usage error (the usage and one line ``toolguards doctor: <problem>`` on stderr, as
+every command says it).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from ..doctor import CHECKS, Context, Finding, default_names, examine
+from .options import add_option, exit_codes
+from .parser import Parser
 
 HELP = "say whether the guard will work in each host (registration, trust, command, guard file), with the fixes"
 
@@ -30,18 +32,11 @@ EPILOG = """hosts: claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI),
 servers run through toolguards mcp); default: each whose files hold a toolguards registration or whose program is on
 PATH.
 
-exit codes:
-  0  the guard will work in every host checked
-  1  it will not somewhere: a finding is a problem (or no host has toolguards registered)
-  2  a usage error"""
-
-
-class _Parser(argparse.ArgumentParser):
-    """A usage error is one line, ``toolguards doctor: <problem>``, and exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"toolguards doctor: {message}", file=sys.stderr)
-        raise SystemExit(2)
+""" + exit_codes(
+    "0 the guard will work in every host checked",
+    "1 it will not somewhere: a finding is a problem (or no host has toolguards registered)",
+    "2 a usage error",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,13 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.add_argument("hosts", nargs="*", metavar="HOST",
                         help=f"the hosts to check: {', '.join(CHECKS)} (default: see below)")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: one finding a line (default); json: one JSON object, for scripts")
+    add_option(parser, "--format", choices=("text", "json"), default="text",
+               help="text: one finding a line (default); json: one JSON object, for scripts")
 
 
 def main(argv: Sequence[str]) -> int:
     """Parse doctor's arguments (a usage error: one line, exit 2) and run it."""
-    parser = _Parser(prog="toolguards doctor", description=HELP)
+    parser = Parser(prog="toolguards doctor", description=HELP)
     add_arguments(parser)
     try:
         options = parser.parse_args(list(argv))

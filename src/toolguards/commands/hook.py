@@ -5,8 +5,8 @@ Reads one hook event on stdin and prints the reminders for the model on stdout, 
 format (``toolguards.hooks``: one module per host). It always exits 0, even on a usage error: any failure prints
 nothing on stdout and one line, ``toolguards hook: …``, on stderr (a closed or full stdout included), because a
 non-zero exit would disturb the session (exit 2 blocks in every host). ``toolguards hook install HOST`` and
-``uninstall HOST`` write or remove the registration in the host's config file (``toolguards.hooks.install``); they are
-commands for people, with ordinary exit codes.
+``uninstall HOST`` write or remove the registration in the host's settings file (``toolguards.hooks.install`` does
+it; their command line is read here): they are commands for people, with ordinary exit codes and usage errors.
 
 The common command line is read without argparse (a hook call must start fast); anything else — a typo, ``--help`` —
 goes to argparse, whose messages are the reference, and a test checks that both read every command line alike.
@@ -36,19 +36,18 @@ EPILOG = """hosts:
   gemini            Gemini CLI: AfterTool, BeforeAgent
   cursor            Cursor: postToolUse, postToolUseFailure, beforeSubmitPrompt
 
-registration (exit 0 done, 1 failed, 2 usage error):
-  toolguards hook install HOST [--scope project|user] [--config PATH] [--dry-run] ...
-  toolguards hook uninstall HOST [--scope project|user] [--config PATH] [--dry-run] ..."""
+registration (toolguards hook install --help):
+  toolguards hook install HOST [--scope project|user | --settings PATH] [--config PATH] [--dry-run] ...
+  toolguards hook uninstall HOST [--scope project|user | --settings PATH] [--dry-run] ...
+
+exit codes:
+  0 always: a problem is one line on stderr, and nothing is printed on stdout (exit 2 would block the call)"""
 
 _OPTIONS = {"--config": "config", "--locale": "locale", "--state-dir": "state_dir", "--outcome-log": "outcome_log"}
-_HELP = {
-    "--config": ("PATH", "guard file (default: the shipped repeat-tool-reminder)"),
-    "--locale": ("LOC", "reminder language (default: the guard file's)"),
-    "--state-dir": ("DIR", "folder of the state file (default: the user's cache folder + toolguards)"),
-    "--outcome-log": ("FILE", "append one JSON line per resolved reminder outcome (default: the guard file's "
-                              "outcomes.log, if any)"),
-}
-_REGISTRATION = ("install", "uninstall")
+#: The commands under this one, each with its own command line (``toolguards hook install --help``).
+SUBCOMMANDS = ("install", "uninstall")
+REGISTRATION_EXIT_CODES = ("0 done (or nothing to do)", "1 refused (the settings file is left untouched)",
+                           "2 a usage error")
 
 
 class _UsageError(Exception):
@@ -64,12 +63,13 @@ def _options() -> argparse.ArgumentParser:
         def error(self, message: str) -> NoReturn:
             raise _UsageError(message)
 
+    from .options import add_option  # noqa: PLC0415 - with argparse, only for the command lines it reads
+
     parser = Parser(prog="toolguards hook", usage=USAGE, description=HELP, epilog=EPILOG,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("host", choices=tuple(HOSTS), help=argparse.SUPPRESS)
     for option, dest in _OPTIONS.items():
-        metavar, text = _HELP[option]
-        parser.add_argument(option, dest=dest, metavar=metavar, help=text)
+        add_option(parser, option, dest=dest)
     return parser
 
 
@@ -140,6 +140,9 @@ def _emit(text: str) -> int:
     try:
         if stream is None:
             raise OSError("stdout is closed")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # UTF-8 whatever the locale; a lone surrogate as its JSON escape, \udxxx
+            reconfigure(encoding="utf-8", errors="backslashreplace")
         stream.write(text)
         stream.flush()
     except (OSError, ValueError) as exc:  # a closed pipe, a full disk, a closed file
@@ -155,10 +158,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """Parse the hook's own arguments and handle one event from stdin; always 0 (install/uninstall: see their help)."""
-    if argv and argv[0] in _REGISTRATION:
-        from ..hooks.install import main as registration  # noqa: PLC0415
-
-        return registration(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return registration(argv[0], argv[1:])
     try:
         options = read_options(argv)
     except _UsageError as exc:
@@ -195,3 +196,55 @@ def _handle(host: str, payload: bytes, options: dict[str, str | None]) -> tuple[
 
     return run_event(host, event, config=options["config"], locale=options["locale"], state_dir=options["state_dir"],
                      outcome_log=options["outcome_log"])
+
+
+def _registration_parser(action: str) -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415
+
+    from .options import add_option, exit_codes  # noqa: PLC0415
+    from .parser import Parser  # noqa: PLC0415
+
+    parser = Parser(
+        prog=f"toolguards hook {action}", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=("register the hook in a host's settings file" if action == "install"
+                     else "remove the hook's registration from a host's settings file"),
+        epilog=exit_codes(*REGISTRATION_EXIT_CODES),
+    )
+    parser.add_argument("host", choices=tuple(HOSTS), help="the coding agent")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scope", choices=("project", "user"), default="project",
+                       help="the current folder's settings file (default) or the home folder's")
+    add_option(where, "--settings")
+    if action == "install":
+        add_option(parser, "--config")
+        parser.add_argument("--trust", action="store_true",
+                            help="codex only: record the hooks' trust as Codex's own /hooks review does")
+    add_option(parser, "--dry-run")
+    parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
+    if action == "install":
+        parser.add_argument("--token-env", metavar="VAR",
+                            help="with --http: send the bearer token held in the environment variable VAR")
+    return parser
+
+
+def registration(action: str, argv: Sequence[str]) -> int:
+    """``toolguards hook install|uninstall HOST …``: 0 done, 1 refused, 2 a usage error."""
+    from ..hooks import host  # noqa: PLC0415
+    from ..hooks.install import ENV_NAME, Registration, run, trusts  # noqa: PLC0415
+
+    parser = _registration_parser(action)
+    options = parser.parse_args(argv)
+    token_env = getattr(options, "token_env", None)  # install only
+    if options.http is not None and not host(options.host).HTTP:
+        parser.error(f"--http: {options.host} has no http hooks (only claude)")
+    if token_env is not None:
+        if options.http is None:
+            parser.error("--token-env: only with --http")
+        if not ENV_NAME.fullmatch(token_env):
+            parser.error(f"--token-env: {token_env!r} is not an environment variable name (letters, digits, _)")
+    trust = getattr(options, "trust", False)  # install only
+    if trust and not trusts(options.host):
+        trusting = [name for name in HOSTS if trusts(name)]
+        parser.error(f"--trust: only {', '.join(trusting)}, which runs a hook only once it is reviewed")
+    return run(Registration(action, options.host, options.scope, options.settings, getattr(options, "config", None),
+                            options.dry_run, options.http, token_env, trust))

@@ -24,34 +24,38 @@ from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.delivered import Followups
 from ..replay.files import Settings, Worker, direct_worker, replay_file
-from ..replay.printing import summary_text, totals_line
+from ..replay.printing import counted, summary_text, totals_line
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..replay.stats import Totals
 from ..replay.summary import followup_text, summary_document
 from ..resources import default_guard_file
+from .options import add_option, exit_codes
 from .sessions import UsageError, add_input_arguments, price_table
 
 HELP = "replay recorded agent sessions through the guards and show which reminders would fire"
-EPILOG = (
-    "exit codes: 0 every input replayed (with --check: and every log agrees); 1 an input could not be read, a config "
-    "problem, or a --check disagreement; 2 a usage error"
+EPILOG = exit_codes(
+    "0 every input replayed (with --check: and every log agrees)",
+    "1 an input could not be read, a problem in the guard file, or a --check disagreement",
+    "2 a usage error",
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register replay's arguments."""
     parser.epilog = EPILOG
-    add_input_arguments(parser, result="the output", counted="in the summary")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    add_input_arguments(parser)
+    add_option(parser, "--config")
+    add_option(parser, "--locale")
+    add_option(parser, "--format", choices=("text", "jsonl", "json"), default="text",
+               help="text: each reminder as the model reads it, then the totals; jsonl: one object per tool call "
+                    "(the totals on stderr); json: the summary (with the outcomes after the reminders and the loops' "
+                    "cost) as one JSON document")
     add = parser.add_argument
-    add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
-    add("--locale", metavar="LOC", help="reminder locale (default: the guard file's, else en)")
-    add("--format", choices=("text", "jsonl", "json"), default="text",
-        help="text: each reminder as the model reads it, then a summary; jsonl: one object per tool call; json: the "
-             "summary (with the outcomes after the reminders and the loops' cost) as one JSON document")
     add("--summary", action="store_true",
         help="per tool: runs of identical calls, reminders per threshold, advice; and the records not read, by type")
-    add("--compare", metavar="OTHER", help="replay under a second guard file too and show where the two differ")
+    add_option(parser, "--compare")
     add("--check", action="store_true",
         help="dsh logs: compare the reminders produced with those recorded under the same guard ids (exit 1 if not)")
 
@@ -83,7 +87,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
                         summary, prices, args.format == "json")
     engines = settings.engines()  # a bad config fails before any input is opened
     paths, problems = expand_inputs(args.inputs)
-    totals = Totals(runs=summary)
+    totals = Totals()
     followups = Followups()
     for problem in problems:
         print(problem, file=sys.stderr)
@@ -138,13 +142,13 @@ def _finish(  # noqa: PLR0917 - private, called once
     if args.summary:
         sink.write(summary_text(totals, first_threshold))
         sink.write(followup_text(followups))
-    elif args.format == "text" and not args.check:
+    elif not args.check:
         sink.write(totals_line(totals) + "\n")
     if args.compare and args.format == "text":
         name = args.config or default_guard_file().name
         out.write(
-            f"compare: A ({name}) fired {totals.reminder_count()} reminders, B ({args.compare}) fired "
-            f"{compared.other}; they differ at {compared.differ} of {totals.calls} tool calls\n"
+            f"compare: A ({name}) fired {counted(totals.reminder_count(), 'reminder')}, B ({args.compare}) fired "
+            f"{compared.other}; they differ at {compared.differ} of {counted(totals.calls, 'tool call')}\n"
         )
 
 

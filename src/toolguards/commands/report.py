@@ -1,5 +1,5 @@
 """``toolguards report PATH ...``: recorded sessions in, one self-contained HTML page of runs, thresholds and what-ifs
-out (``toolguards-report.html``, or ``-o FILE``; ``-o -`` writes it to stdout).
+out (``toolguards-report.html`` in the current folder, or ``-o FILE``; ``-o -`` writes it to stdout).
 
 The inputs are those of ``toolguards replay``: files, and folders standing for every ``*.jsonl`` and ``*.json`` file
 under them, each file its own session, read in ``--jobs`` processes. An input that cannot be read is reported as
@@ -19,12 +19,15 @@ from ..replay.batch import cores, expand_inputs, run_each
 from ..replay.records import ImportOptions
 from ..replay.session import Reading
 from ..report import Analyser, Job, Problem, Report, locales, render_page, resolve_page_locale, setup, work
+from .options import add_option, exit_codes
 from .sessions import UsageError, add_input_arguments, price_table
 
 HELP = "turn recorded sessions into one self-contained HTML page of runs, thresholds and what-ifs"
-EPILOG = (
-    "exit codes: 0 every input read and the page written; 1 an input could not be read (the page is written all the "
-    "same), a config problem, or the page could not be written; 2 a usage error"
+EPILOG = exit_codes(
+    "0 every input read and the page written",
+    "1 an input could not be read (the page is written all the same), a problem in the guard file, or the page "
+    "could not be written",
+    "2 a usage error",
 )
 
 DEFAULT_OUTPUT = "toolguards-report.html"
@@ -33,13 +36,13 @@ DEFAULT_OUTPUT = "toolguards-report.html"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register report's arguments."""
     parser.epilog = EPILOG
-    add_input_arguments(parser, result="the page", counted="on the page")
-    add = parser.add_argument
-    add("--config", metavar="PATH", help="guard file (default: the shipped guards/repeat-tool-reminder.yaml)")
-    add("--compare", metavar="PATH", help="a second guard file, shown side by side with the first")
-    add("-o", "--output", metavar="FILE", default=DEFAULT_OUTPUT,
-        help=f"the page (default: {DEFAULT_OUTPUT}; - for stdout)")
-    add("--locale", metavar="LOC", help="page and reminder locale (default: the guard file's, else en)")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    add_input_arguments(parser)
+    add_option(parser, "--config")
+    add_option(parser, "--compare")
+    parser.add_argument("-o", "--output", metavar="FILE", default=DEFAULT_OUTPUT,
+                        help=f"the page (default: {DEFAULT_OUTPUT} in the current folder; - for stdout)")
+    add_option(parser, "--locale")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,12 +13,15 @@ import sys
 
 from ..guardfile.check import builtin_schema, kinds_schema
 from ..kinds import registry
+from .options import exit_codes
 
 HELP = "print the JSON Schema of guard files (the built-in kinds, or every installed kind with --installed)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register schema's arguments."""
+    parser.epilog = exit_codes("0 the schema printed", "2 a usage error")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--installed", action="store_true",
                         help="include the kinds of installed plugins (toolguards.kinds entry points)")
 

@@ -1,9 +1,9 @@
 """``toolguards serve``: run the guards as an HTTP JSON service (see ``toolguards.serve`` for the endpoints).
 
-Exit codes: 0 after SIGINT or SIGTERM; 1 when the guard file has problems (each printed as ``path:line:col:
-message``) or the ``serve`` extra is missing; 2 for a usage error, including a setup the service refuses (a
-non-loopback ``--host`` without ``--token-file``, an unusable token file, a store URL no store takes). Problems are
-printed on stderr as ``toolguards serve: …``.
+Exit codes: 0 after SIGINT or SIGTERM (once the requests under way are answered); 1 when the guard file has problems
+(each printed as ``path:line:col: message``); 2 for a usage error, including a setup the service refuses (a
+non-loopback ``--host`` without ``--token-file``, an unusable token file, a store URL no store takes) and a missing
+``serve`` extra. Problems are printed on stderr as ``toolguards serve: …``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 
 from ..guardfile.diagnostics import ConfigError
 from ..serve.security import DEFAULT_MAX_BODY, SetupError, listen, read_token
+from .options import add_option, exit_codes
 
 HELP = "run the guards as an HTTP JSON service (POST /v1/events, /hooks/HOST; needs the serve extra)"
 
@@ -30,7 +31,14 @@ stores:
   sqlite:///PATH           one file shared by the processes of this machine
   redis://HOST:PORT/DB     one Redis database shared by every replica (rediss:// for TLS)
   redis+cluster://HOST:PORT[,HOST:PORT...]
-                           a Redis Cluster shared by every replica (rediss+cluster:// for TLS)"""
+                           a Redis Cluster shared by every replica (rediss+cluster:// for TLS)
+
+""" + exit_codes(
+    "0 stopped by SIGINT or SIGTERM, once the requests under way are answered",
+    "1 the guard file has problems",
+    "2 a usage error: a setup the service refuses (a --host beyond loopback without --token-file, a token file or "
+    "store URL it cannot use), or the serve extra is not installed",
+)
 
 
 def _whole(option: str, least: int, most: int | None = None) -> type[int]:
@@ -53,20 +61,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register serve's arguments."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EPILOG
-    parser.add_argument("--config", metavar="PATH", help="guard file (default: the shipped repeat-tool-reminder)")
-    parser.add_argument("--locale", metavar="LOC", help="reminder language (default: the guard file's)")
-    parser.add_argument("--store", metavar="URL", default="memory",
-                        help="where the chains live: memory (default), sqlite:///PATH, redis://HOST:PORT/DB")
-    parser.add_argument("--host", default=DEFAULT_HOST,
+    add_option(parser, "--config")
+    add_option(parser, "--locale")
+    add_option(parser, "--store", default="memory")
+    parser.add_argument("--host", metavar="HOST", default=DEFAULT_HOST,
                         help=f"address to bind (default {DEFAULT_HOST}; any but loopback needs --token-file)")
-    parser.add_argument("--port", type=_whole("--port", 0, 65535), default=DEFAULT_PORT,
+    parser.add_argument("--port", metavar="PORT", type=_whole("--port", 0, 65535), default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one, printed on stderr)")
-    parser.add_argument("--token-file", metavar="F", help="file holding the bearer token every request must carry")
+    add_option(parser, "--token-file")
     parser.add_argument("--max-body", metavar="BYTES", type=_whole("--max-body", 1), default=DEFAULT_MAX_BODY,
                         help=f"largest request body (default {DEFAULT_MAX_BODY}: room for a 256 KB write_file)")
-    parser.add_argument("--outcome-log", metavar="FILE",
-                        help="append one JSON line per resolved reminder outcome (default: the guard file's "
-                             "outcomes.log, if any)")
+    add_option(parser, "--outcome-log")
     parser.add_argument("--idle-ttl", metavar="SECONDS", type=_whole("--idle-ttl", 1), default=None,
                         help="redis store: drop an agent's chains after this long untouched (default 604800, 7 days)")
 
@@ -94,7 +99,7 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str | None) -> 
         # Imported here: the other commands never pay for the server stack, and without the extra only this fails.
         from ..serve.server import open_service, serve  # noqa: PLC0415
     except ImportError as exc:
-        return _fail(f"needs the serve extra ({exc.name} is missing): pip install 'toolguards[serve]'", 1)
+        return _fail(f"needs the serve extra ({exc.name} is missing): pip install 'toolguards[serve]'", 2)
     try:
         service = open_service(args.config, locale=args.locale, store=args.store, idle_ttl=args.idle_ttl,
                                outcome_log=args.outcome_log)

@@ -19,9 +19,9 @@ class UsageError(Exception):
     """A problem with how the command was called (exit 2)."""
 
 
-def add_input_arguments(parser: argparse.ArgumentParser, *, result: str, counted: str) -> None:
-    """The inputs, ``--input-format``, ``--skip-bad-lines``, ``--strict``, ``--count-polls`` and ``--jobs``;
-    ``result`` names what the command makes (for ``--jobs``), ``counted`` where a record not read is counted."""
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """The inputs, ``--input-format``, ``--skip-bad-lines``, ``--strict``, ``--count-polls`` and ``--jobs`` (the same
+    words in every command that reads sessions)."""
     add = parser.add_argument
     add("inputs", nargs="+", metavar="PATH",
         help="session files, or folders of them (every *.jsonl and *.json under it); - for stdin; each file is its "
@@ -29,15 +29,15 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, result: str, counted
     add("--input-format", choices=("auto", *FORMATS), default="auto", help="format of the inputs (default: detected)")
     add("--skip-bad-lines", action="store_true", help="skip malformed input lines (counted) instead of stopping")
     add("--strict", action="store_true",
-        help=f"a record of a known format that its importer does not read is an error, not a count {counted}")
+        help="a record that could hold a tool call but that its importer does not read is an error, not a count")
     add("--count-polls", action="store_true",
         help="Codex: count write_stdin polls of a running command, which the live hook never sees")
     add("--prices", metavar="FILE",
         help="YAML price table (model-name pattern: {input, output} US dollars per million tokens) for the loops' "
              "cost (default: the guard file's prices, if any)")
     add("--jobs", type=positive, metavar="N",
-        help=f"read files in N processes (default: the number of cores, at most the number of files); {result} is "
-             "the same as with --jobs 1")
+        help="read the files in N processes (default: the number of cores, at most the number of files); the result "
+             "is the same as with --jobs 1")
 
 
 def price_table(option: str | None, config: str | None) -> PriceTable:

@@ -165,11 +165,13 @@ def _check(display: str, base_dir: Path | None, document: PositionedDocument, lo
     bad = {path for path, _ in found} | {path for path, _ in document.problems}
     if () in bad or ("guards",) in bad:
         raise ConfigError(problems)
-    # Check the templates of every guard the schema accepted, even when other parts of the file have problems.
-    bad_guards = {path[1] for path in bad if path[:1] == ("guards",) and len(path) > 1}
-    valid = set(range(len(document.data["guards"]))) - bad_guards
-    guard_file = build_guard_file(display, base_dir, document.data if not bad else _top_valid(document.data, bad),
-                                  kinds, valid)
+    # Check the templates of every guard the schema accepted, even when other parts of the file have problems, and
+    # the options of a guard against each other, even when some of its other options have problems.
+    bad_guards = {path[1] for path in bad if path[:1] == ("guards",) and len(path) > 1 and isinstance(path[1], int)}
+    data, mended = _without_bad_options(display, document.data if not bad else _top_valid(document.data, bad), bad,
+                                        bad_guards, kinds)
+    valid = set(range(len(document.data["guards"]))) - bad_guards | mended
+    guard_file = build_guard_file(display, base_dir, data, kinds, valid)
     templates, more = _templates(guard_file, document, locale)
     compiled: list[dict[str, Template]] = []
     if templates is not None:
@@ -194,6 +196,30 @@ def _top_valid(data: dict[str, Any], bad: set[JsonPath]) -> dict[str, Any]:
     """The top-level keys without schema problems (invalid locale or templateDirs are left to their defaults here,
     only so that the rest can still be checked: the file is rejected anyway)."""
     return {key: value for key, value in data.items() if not any(path[:1] == (key,) for path in bad) or key == "guards"}
+
+
+def _without_bad_options(
+    display: str, data: dict[str, Any], bad: set[JsonPath], bad_guards: set[int], kinds: Mapping[str, GuardKind]
+) -> tuple[dict[str, Any], set[int]]:
+    """The data with the options that have schema problems left out of each guard whose problems are all in its
+    options, and the guards that this leaves valid: their other options can still be checked against each other and
+    against their templates. (The file is rejected anyway; a left-out option's default stands in for it.)"""
+    guards = list(data["guards"])
+    mended = set()
+    for index in bad_guards:
+        paths = [path for path in bad if path[:2] == ("guards", index)]
+        if not all(len(path) > 3 and path[2] == "config" for path in paths):
+            continue  # the guard itself is wrong (its id, its kind, a config that is not a mapping)
+        left_out = {path[3] for path in paths}
+        entry = guards[index]
+        guards[index] = {**entry, "config": {k: v for k, v in entry["config"].items() if k not in left_out}}
+        mended.add(index)
+    if not mended:
+        return data, mended
+    mended_data = {**data, "guards": guards}
+    still_bad = {path[1] for path, _ in schema_diagnostics(display, PositionedDocument(mended_data), kinds)
+                 if path[:1] == ("guards",) and len(path) > 1 and isinstance(path[1], int)}
+    return mended_data, mended - still_bad
 
 
 def _problem(display: str, document: PositionedDocument, path: JsonPath, message: str) -> Diagnostic:

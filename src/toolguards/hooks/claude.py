@@ -76,6 +76,8 @@ CONTEXT_LIMIT = protocol.CONTEXT_LIMIT
 FILE_KEYS = protocol.FILE_KEYS
 GUARD_FILE = protocol.GUARD_FILE
 handler = protocol.handler
+#: Claude Code reads the hook's stdout through a UTF-8 stream decoder: non-ASCII goes out as is.
+STDOUT_UTF8 = True
 
 EVENTS: Mapping[str, Action] = MappingProxyType({
     "PostToolUse": "count",

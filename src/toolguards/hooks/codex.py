@@ -61,6 +61,8 @@ GUARD_FILE = protocol.GUARD_FILE
 HTTP = protocol.HTTP
 SINCE = protocol.SINCE
 handler = protocol.handler
+#: Codex decodes the hook's whole stdout at once as UTF-8: non-ASCII goes out as is.
+STDOUT_UTF8 = True
 
 EVENTS: Mapping[str, Action] = MappingProxyType({"PostToolUse": "count", "UserPromptSubmit": "reset"})
 

@@ -61,6 +61,9 @@ HTTP = protocol.HTTP
 PROGRAM = protocol.PROGRAM
 SINCE = protocol.SINCE
 USER_FOLDER_ENV = protocol.USER_FOLDER_ENV
+#: Cursor's reader of the hook's stdout cannot be read (closed source): non-ASCII goes out as JSON's ``\\u``
+#: escapes (the protocol's default), which no reader decodes wrong.
+STDOUT_UTF8 = protocol.STDOUT_UTF8
 
 EVENTS: Mapping[str, Action] = MappingProxyType({
     "postToolUse": "count",

@@ -116,9 +116,12 @@ def fit(texts: Sequence[str], limit: int) -> str:
 
 
 def render(request: HookRequest, contexts: Sequence[ContextEntry]) -> str:
-    """The exact stdout text for the request's reminders: one JSON object, or "" when there is nothing to say."""
+    """The exact stdout text for the request's reminders: one JSON object, or "" when there is nothing to say.
+    Non-ASCII stays as it is for a host that decodes the whole stdout as UTF-8 (``STDOUT_UTF8``); a lone surrogate
+    (a tool name may hold one) is then for the writer to escape (``backslashreplace`` writes it as JSON does)."""
     texts = [entry.text for entry in contexts if entry.text]
     if request.action != "count" or not texts:
         return ""
     module = host_module(request.host)
-    return json.dumps(module.answer(request.event, fit(texts, module.CONTEXT_LIMIT)))
+    answer = module.answer(request.event, fit(texts, module.CONTEXT_LIMIT))
+    return json.dumps(answer, ensure_ascii=not module.STDOUT_UTF8)

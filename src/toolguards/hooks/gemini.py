@@ -63,12 +63,15 @@ FILE_KEYS = protocol.FILE_KEYS
 HTTP = protocol.HTTP
 SINCE = protocol.SINCE
 USER_FOLDER_ENV = protocol.USER_FOLDER_ENV
+#: Gemini CLI decodes each chunk of the hook's stdout apart (a character cut between two reads would be lost):
+#: non-ASCII goes out as JSON's ``\\u`` escapes (the protocol's default).
+STDOUT_UTF8 = protocol.STDOUT_UTF8
 
 EVENTS: Mapping[str, Action] = MappingProxyType({"AfterTool": "count", "BeforeAgent": "reset"})
 
 #: The host's hooks file, under the project folder (``--scope project``) or the home folder (``--scope user``).
 CONFIG_FILE = ".gemini/settings.json"
-#: The shipped guard file install registers when no --guard-file is given: thresholds 3 and 4, below Gemini CLI's own
+#: The shipped guard file install registers when no --config is given: thresholds 3 and 4, below Gemini CLI's own
 #: loop detection, which interrupts the 5th identical call in a row (``docs/hosts/gemini-cli.md``).
 GUARD_FILE = "gemini-cli.yaml"
 #: The host's command-line program.

@@ -2,26 +2,25 @@
 
 ::
 
-    toolguards hook install HOST [--scope project|user | --config PATH] [--dry-run] [--guard-file PATH]
+    toolguards hook install HOST [--scope project|user | --settings PATH] [--config PATH] [--dry-run]
                                  [--http URL [--token-env VAR]] [--trust]
-    toolguards hook uninstall HOST [--scope project|user | --config PATH] [--dry-run] [--http URL]
+    toolguards hook uninstall HOST [--scope project|user | --settings PATH] [--dry-run] [--http URL]
 
-The file is the host module's ``CONFIG_FILE`` under the current folder (``--scope project``, the default) or the home
-folder (``--scope user``; the host's ``USER_FOLDER_ENV``, such as ``CODEX_HOME`` or ``CLAUDE_CONFIG_DIR``, stands for
-the file's first folder where it is set), or ``--config PATH``. Install merges the host's entries (``register``) into
-its ``hooks``:
+``commands.hook`` reads the command line into a ``Registration``; ``run`` does it. The file is the host module's
+``CONFIG_FILE`` under the current folder (``--scope project``, the default) or the home folder (``--scope user``; the
+host's ``USER_FOLDER_ENV``, such as ``CODEX_HOME`` or ``CLAUDE_CONFIG_DIR``, stands for the file's first folder where
+it is set), or ``--settings PATH``. Install merges the host's entries (``register``) into its ``hooks``:
 
 - an event the installed host does not accept (``SINCE``, asked of ``PROGRAM --version`` by
   ``toolguards.hooks.versions``) is left out, and an entry of ours an earlier install made for it is taken out; the
   summary line says which and why;
-- the registered command is the absolute path of this installation's ``toolguards`` (``--guard-file PATH`` adds
-  ``--config <its absolute path>``, after checking the file; without it, a host with a shipped guard file of its own,
-  the module's ``GUARD_FILE``, gets that one: ``gemini``'s reminds below Gemini CLI's own loop detection), so it runs
-  from any folder and any virtualenv; for
-  ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}`` handlers (``toolguards serve``) instead, and
-  ``--token-env VAR`` adds the bearer token a served ``--token-file`` asks for, read by Claude Code from the
-  environment variable ``VAR`` (``"headers": {"Authorization": "Bearer ${VAR}"}, "allowedEnvVars": [VAR]``: the token
-  itself is never written into the file);
+- the registered command is the absolute path of this installation's ``toolguards`` (``--config PATH``, the guard file,
+  adds ``--config <its absolute path>``, after checking the file; without it, a host with a shipped guard file of its
+  own, the module's ``GUARD_FILE``, gets that one: ``gemini``'s reminds below Gemini CLI's own loop detection), so it
+  runs from any folder and any virtualenv; for ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}``
+  handlers (``toolguards serve``) instead, and ``--token-env VAR`` adds the bearer token a served ``--token-file`` asks
+  for, read by Claude Code from the environment variable ``VAR`` (``"headers": {"Authorization": "Bearer ${VAR}"},
+  "allowedEnvVars": [VAR]``: the token itself is never written into the file);
 - an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) — or, with
   ``--http``, posts to that URL — is updated where it stands, so running install twice leaves one entry; every other
   hook and setting is kept, in its order;
@@ -42,7 +41,6 @@ stderr, then one line per note.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -50,11 +48,12 @@ import re
 import shlex
 import sys
 import sysconfig
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from . import HOSTS, host, versions
+from . import host, versions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,16 +61,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKUP_SUFFIX",
+    "ENV_NAME",
     "HOST_STEPS",
     "HostSteps",
     "InstallError",
+    "Registration",
     "config_path",
     "indent_of",
     "installed_command",
-    "main",
     "merge",
     "ours",
     "read_document",
+    "run",
+    "trusts",
     "unmerge",
     "write_document",
 ]
@@ -79,7 +81,7 @@ __all__ = [
 BACKUP_SUFFIX = ".toolguards.bak"
 
 #: What Claude Code takes as an environment variable's name in a header (``$VAR`` or ``${VAR}``).
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SCRIPT_NAMES = ("toolguards", "toolguards.exe")
 
 
@@ -313,49 +315,42 @@ def write_document(path: str, text: str, previous: str | None) -> str | None:
     return backup
 
 
-def _parser(action: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=f"toolguards hook {action}",
-        description=("register the hook in a host's config file" if action == "install"
-                     else "remove the hook's registration from a host's config file"),
-    )
-    parser.add_argument("host", choices=tuple(HOSTS), help="the coding agent")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--scope", choices=("project", "user"), default="project",
-                       help="the current folder's config file (default) or the home folder's")
-    where.add_argument("--config", metavar="PATH", help="this config file instead")
-    parser.add_argument("--dry-run", action="store_true", help="print the resulting file; write nothing")
-    if action == "install":
-        parser.add_argument("--guard-file", metavar="PATH", help="run the hook with this guard file (--config)")
-        parser.add_argument("--trust", action="store_true",
-                            help="codex only: record the hooks' trust as Codex's own /hooks review does")
-    parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
-    if action == "install":
-        parser.add_argument("--token-env", metavar="VAR",
-                            help="with --http: send the bearer token held in the environment variable VAR")
-    return parser
+@dataclass(frozen=True)
+class Registration:
+    """What ``toolguards hook install|uninstall`` is asked to do (``commands.hook`` reads it from the command line)."""
+
+    #: ``install`` or ``uninstall``
+    action: str
+    host: str
+    #: ``project`` (the current folder's file) or ``user`` (the home folder's)
+    scope: str = "project"
+    #: the host's settings file, instead of the scope's
+    settings: str | None = None
+    #: the guard file the hook runs with (install)
+    config: str | None = None
+    dry_run: bool = False
+    #: http hooks posting to this URL instead of a command (claude)
+    http: str | None = None
+    #: with ``http``: the environment variable holding the bearer token (install)
+    token_env: str | None = None
+    #: record the hooks' trust as the host's own review does (install, a host that ``trusts``)
+    trust: bool = False
 
 
-def main(argv: Sequence[str]) -> int:
-    """``install|uninstall HOST …``; 0 done, 1 refused, 2 a usage error."""
-    action, rest = argv[0], list(argv[1:])
-    parser = _parser(action)
-    options = parser.parse_args(rest)
+def trusts(host_name: str) -> bool:
+    """Whether ``--trust`` means something for the host: it runs a hook only once it is reviewed."""
+    steps = _host_steps(host_name)
+    return steps is not None and steps.TRUST
+
+
+def run(options: Registration) -> int:
+    """Write or remove the registration; 0 done (or nothing to do), 1 refused. A summary line goes to stderr, then
+    one line per note."""
+    action = options.action
     module = host(options.host)
-    if options.http is not None and not module.HTTP:
-        parser.error(f"--http: {options.host} has no http hooks (only claude)")
-    token_env = options.token_env if action == "install" else None
-    if token_env is not None:
-        if options.http is None:
-            parser.error("--token-env: only with --http")
-        if not _ENV_NAME.fullmatch(token_env):
-            parser.error(f"--token-env: {token_env!r} is not an environment variable name (letters, digits, _)")
-    trust = options.trust if action == "install" else False
+    trust = options.trust and action == "install"
     steps = _host_steps(options.host)
-    if trust and (steps is None or not steps.TRUST):
-        trusting = [name for name in HOST_STEPS if getattr(_host_steps(name), "TRUST", False)]
-        parser.error(f"--trust: only {', '.join(trusting)}, which runs a hook only once it is reviewed")
-    path = options.config or config_path(module, options.scope)
+    path = options.settings or config_path(module, options.scope)
     prefix = f"toolguards hook {action}"
     try:
         document, previous = read_document(path)
@@ -413,7 +408,7 @@ def _host_steps(host_name: str) -> HostSteps | None:
     return found
 
 
-def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
+def _hook(module: Any, options: Registration) -> dict[str, Any]:
     if options.http is not None:
         hook: dict[str, Any] = {"type": "http", "url": options.http}
         if options.token_env is not None:
@@ -421,7 +416,7 @@ def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
             hook["allowedEnvVars"] = [options.token_env]
         return hook
     command = f"{_quote(installed_command())} hook {options.host}"
-    guard_file = options.guard_file
+    guard_file = options.config
     if guard_file is None and module.GUARD_FILE is not None:
         from ..resources import shipped_guard_file  # noqa: PLC0415
 

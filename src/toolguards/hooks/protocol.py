@@ -9,7 +9,8 @@ nothing else; its docstring is the reference of the events it handles and the fi
 - ``read(event) -> (event name, session, agent)``: the fields every event must carry;
 - ``calls(event name, event) -> list[RawCall]``: the tool calls a counted event reports, in the order the model
   emitted them;
-- ``answer(event name, text) -> dict``: the JSON object that hands ``text`` to the model;
+- ``answer(event name, text) -> dict``: the JSON object that hands ``text`` to the model, and ``STDOUT_UTF8``
+  (whether the host decodes the hook's whole stdout as UTF-8, so non-ASCII may go out as it is);
 - for ``toolguards hook install``: ``CONFIG_FILE`` (the hooks file, relative to the project or home folder),
   ``USER_FOLDER_ENV`` (the environment variable that, where it is set, stands for the first folder of
   ``CONFIG_FILE`` at user scope, as ``CLAUDE_CONFIG_DIR`` stands for ``~/.claude``; None for none), ``FILE_KEYS``
@@ -22,8 +23,8 @@ nothing else; its docstring is the reference of the events it handles and the fi
 
 ``MEMBERS`` names them all. The members most hosts share have their defaults here, and a host module imports the
 defaults it takes and declares only what differs (as pre-commit's languages take ``lang_base``'s):
-``CONTEXT_LIMIT``, ``USER_FOLDER_ENV``, ``FILE_KEYS``, ``HTTP``, ``GUARD_FILE``, ``PROGRAM``, ``SINCE`` and
-``handler``.
+``CONTEXT_LIMIT``, ``STDOUT_UTF8``, ``USER_FOLDER_ENV``, ``FILE_KEYS``, ``HTTP``, ``GUARD_FILE``, ``PROGRAM``,
+``SINCE`` and ``handler``.
 
 Every function raises ``HookError`` with a one-line message for input it cannot read. This module and the host modules
 import nothing heavier than ``json``: an event the hook ignores must cost no more than reading it.
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
         NAME: str
         STATE_FILE: str
         CONTEXT_LIMIT: int
+        #: the host decodes the whole stdout as UTF-8 (else non-ASCII goes out as JSON's \u escapes)
+        STDOUT_UTF8: bool
         EVENTS: Mapping[str, Action]
 
         def read(self, event: Mapping[str, Any]) -> tuple[str, str, str]: ...
@@ -77,6 +80,7 @@ __all__ = [
     "MEMBERS",
     "PROGRAM",
     "SINCE",
+    "STDOUT_UTF8",
     "USER_FOLDER_ENV",
     "HookError",
     "decode",
@@ -90,7 +94,7 @@ __all__ = [
 #: What every host module provides (its ``__all__``).
 MEMBERS = (
     "CONFIG_FILE", "CONTEXT_LIMIT", "EVENTS", "FILE_KEYS", "GUARD_FILE", "HTTP", "NAME", "PROGRAM", "SINCE",
-    "STATE_FILE", "USER_FOLDER_ENV", "answer", "calls", "handler", "read", "register",
+    "STATE_FILE", "STDOUT_UTF8", "USER_FOLDER_ENV", "answer", "calls", "handler", "read", "register",
 )
 
 # The defaults a host module takes unless it declares its own.
@@ -107,6 +111,9 @@ GUARD_FILE: str | None = None
 #: No program asked for its version, and no event that needs a newer host than the others.
 PROGRAM: str | None = None
 SINCE: Mapping[str, tuple[int, ...]] = MappingProxyType({})
+#: The answer's non-ASCII as JSON's ``\u`` escapes: safe for any reader of the hook's stdout (``True``: as is, for a
+#: host that decodes the whole stdout as UTF-8).
+STDOUT_UTF8 = False
 
 
 def handler(command: str) -> dict[str, Any]:

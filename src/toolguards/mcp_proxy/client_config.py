@@ -2,24 +2,26 @@
 
 ::
 
-    toolguards mcp install CLIENT (SERVER | --all) [--config PATH] [--guard-file PATH] [--dry-run]
-    toolguards mcp uninstall CLIENT (SERVER | --all) [--config PATH] [--dry-run]
+    toolguards mcp install CLIENT (SERVER | --all) [--settings PATH] [--config PATH] [--dry-run]
+    toolguards mcp uninstall CLIENT (SERVER | --all) [--settings PATH] [--dry-run]
 
-CLIENT is ``claude-desktop``, ``claude-code``, ``vscode`` or ``cursor`` (``toolguards.mcp_proxy.clients``: where each
-keeps its file, and the key of its servers); ``--config PATH`` names another file of the same shape. Install rewrites
-the entry's ``command`` and ``args`` in place, every other key (``env``, ``type``, ``cwd``...) left as it is::
+``commands.mcp`` reads the command line into an ``Installation``; ``run`` does it. CLIENT is ``claude-desktop``,
+``claude-code``, ``vscode`` or ``cursor`` (``toolguards.mcp_proxy.clients``: where each keeps its file, and the key of
+its servers); ``--settings PATH`` names another file of the same shape. Install rewrites the entry's ``command`` and
+``args`` in place, every other key (``env``, ``type``, ``cwd``...) left as it is::
 
     "time": {"command": "uvx", "args": ["mcp-server-time"]}
     "time": {"command": "/abs/path/toolguards", "args": ["mcp", "--name", "time", "--", "uvx", "mcp-server-time"]}
 
-``--name`` is the entry's name (the agent keys' prefix); ``--guard-file PATH`` adds ``--config <its absolute path>``
-after checking the file. An entry already proxied is updated, never wrapped twice; an entry with a ``url`` (a remote
-server) is refused (``--all`` skips it). Uninstall gives the entry back its own ``command`` and ``args``, read from
-the proxied ones (an empty ``args`` comes back absent); when the backup holds exactly the result, its own text is
-written back, so an uninstall after an install restores the file byte for byte. The file is read and written as
-``toolguards hook install`` does (``toolguards.hooks.install``): strict JSON, a broken file refused and left untouched,
-the previous file kept as ``<file>.toolguards.bak``, its indentation kept; ``--dry-run`` prints the result and
-writes nothing. Exit codes: 0 done (or nothing to do), 1 refused, 2 a usage error; a summary line goes to stderr.
+``--name`` is the entry's name (the agent keys' prefix); ``--config PATH`` (the guard file) adds ``--config <its
+absolute path>`` after checking the file. An entry already proxied is updated, never wrapped twice; an entry with a
+``url`` (a remote server) is refused (``--all`` skips it). Uninstall gives the entry back its own ``command`` and
+``args``, read from the proxied ones (an empty ``args`` comes back absent); when the backup holds exactly the result,
+its own text is written back, so an uninstall after an install restores the file byte for byte. The file is read and
+written as ``toolguards hook install`` does (``toolguards.hooks.install``): strict JSON, a broken file refused and
+left untouched, the previous file kept as ``<file>.toolguards.bak``, its indentation kept; ``--dry-run`` prints the
+result and writes nothing. Exit codes: 0 done (or nothing to do), 1 refused, 2 a usage error; a summary line goes to
+stderr.
 
 ``entry_status(entry)`` is what ``toolguards doctor`` reads of an entry: whether it is proxied, and whether the
 commands it runs exist.
@@ -27,19 +29,18 @@ commands it runs exist.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..hooks.install import BACKUP_SUFFIX, InstallError, indent_of, installed_command, read_document, write_document
-from .clients import CLIENTS, client
+from .clients import client
 
-__all__ = ["EntryStatus", "entry_status", "main", "proxied", "unwrap", "wrap"]
+__all__ = ["EntryStatus", "Installation", "entry_status", "proxied", "run", "unwrap", "wrap"]
 
 _SCRIPT_NAMES = ("toolguards", "toolguards.exe")
 
@@ -145,21 +146,6 @@ def _chosen(servers: dict[str, Any], server: str | None, key: str, path: str) ->
     return [server]
 
 
-def _parser(action: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=f"toolguards mcp {action}",
-        description=("run a server of an MCP client's config through toolguards mcp" if action == "install"
-                     else "run a proxied server of an MCP client's config directly again"))
-    parser.add_argument("client", choices=tuple(CLIENTS), help="the MCP client")
-    parser.add_argument("server", nargs="?", help="the server's name in the client's config")
-    parser.add_argument("--all", action="store_true", help="every server the client starts")
-    parser.add_argument("--config", metavar="PATH", help="this config file instead of the client's own")
-    if action == "install":
-        parser.add_argument("--guard-file", metavar="PATH", help="run the proxy with this guard file (--config)")
-    parser.add_argument("--dry-run", action="store_true", help="print the resulting file; write nothing")
-    return parser
-
-
 def _guard_file(path: str | None) -> str | None:
     if path is None:
         return None
@@ -173,15 +159,28 @@ def _guard_file(path: str | None) -> str | None:
     return absolute
 
 
-def main(argv: Sequence[str]) -> int:
-    """``install|uninstall CLIENT SERVER|--all …``; 0 done, 1 refused, 2 a usage error."""
-    action, rest = argv[0], list(argv[1:])
-    parser = _parser(action)
-    options = parser.parse_args(rest)
-    if (options.server is None) == (not options.all):
-        parser.error("name one SERVER or give --all")
+@dataclass(frozen=True)
+class Installation:
+    """What ``toolguards mcp install|uninstall`` is asked to do (``commands.mcp`` reads it from the command line)."""
+
+    #: ``install`` or ``uninstall``
+    action: str
+    client: str
+    #: the server's name in the client's file; None: every server the client starts (``--all``)
+    server: str | None
+    #: the client's settings file, instead of its own
+    settings: str | None = None
+    #: the guard file the proxy runs with (install)
+    config: str | None = None
+    dry_run: bool = False
+
+
+def run(options: Installation) -> int:
+    """Proxy the servers, or run them directly again; 0 done (or nothing to do), 1 refused. A summary line goes to
+    stderr."""
+    action = options.action
     module = client(options.client)
-    path = options.config or module.config_path()
+    path = options.settings or module.config_path()
     prefix = f"toolguards mcp {action}"
     try:
         document, previous = read_document(path)
@@ -189,7 +188,7 @@ def main(argv: Sequence[str]) -> int:
         servers = _servers(document, module.SERVERS_KEY, path)
         names = _chosen(servers, options.server, module.SERVERS_KEY, path)
         if action == "install":
-            toolguards, guard_file = installed_command(), _guard_file(options.guard_file)
+            toolguards, guard_file = installed_command(), _guard_file(options.config)
             for name in names:
                 servers[name] = wrap(servers[name], name, toolguards, guard_file)
             done = [name for name in names if servers[name] != before.get(module.SERVERS_KEY, {}).get(name)]

@@ -17,6 +17,7 @@ from ..guardfile.loader import load
 from ..guardfile.prices import NO_PRICES, PriceTable
 from ..resources import default_guard_file
 from .batch import Spill
+from .chains import Chains, compares_of, tracked
 from .delivered import Followup, Followups
 from .feed import Outcome, Skipped
 from .printing import Check, compare_text, jsonl_line, reminder_text
@@ -115,10 +116,10 @@ class FileReplay:
         except InputError as exc:
             self.fail(exc)
         finally:
-            totals.end_session()
             reset(engines, totals.agents)
             if self.followup is not None:
                 self.result.followups.merge(self.followup.finish())
+            totals.end_session()
 
     def fail(self, error: InputError) -> None:
         self.result.totals.failed += 1
@@ -129,30 +130,40 @@ class FileReplay:
         settings, totals, display, check = self.worker.settings, self.result.totals, opened.display, self.check
         jsonl, compare, write = settings.jsonl, bool(settings.compare), self.write
         followup = self.followup = Followup(engines[0], settings.prices) if settings.summary else None
-        for item in outcomes(opened, engines):
-            if followup is not None:
-                followup.item(item)
-            if type(item) is Outcome:  # by far the commonest: test it first
-                totals.add(item)
-                if check is not None:
-                    check.outcome(item)
-                elif jsonl:
-                    write(jsonl_line(item, compare=True) if compare else jsonl_line(item))
-                elif compare:
-                    self.result.other_reminders += len(item.decisions[1].additional_contexts)
-                    text = compare_text(display, item, ["A", "B"])
-                    if text:
-                        self.result.differ += 1
-                        write(text + "\n")
-                elif item.contexts and not settings.document:
-                    write(reminder_text(display, item) + "\n")
-            elif isinstance(item, Skipped):
-                totals.skipped += 1
-                self.problem(f"{item.error} (skipped)\n")
-            elif isinstance(item, Record) and item.kind == "skipped":
-                totals.not_read(opened.format or "?", item.text, display, item.line)
-            elif check is not None and isinstance(item, Record) and item.kind == "recorded-reminder":
-                check.recorded_reminder(item)
+        # --summary: the runs of the first guard file's chain, as the report follows them
+        chains = Chains(tracked(engines[0]), totals.run, compares_of(engines[0])) if settings.summary else None
+        try:
+            for item in outcomes(opened, engines):
+                if followup is not None:
+                    followup.item(item)
+                if type(item) is Outcome:  # by far the commonest: test it first
+                    totals.add(item)
+                    if chains is not None:  # the index of the call in its input: this file's count so far
+                        chains.call(item.call, item.record.line, totals.calls)
+                    if check is not None:
+                        check.outcome(item)
+                    elif jsonl:
+                        write(jsonl_line(item, compare=True) if compare else jsonl_line(item))
+                    elif compare:
+                        self.result.other_reminders += len(item.decisions[1].additional_contexts)
+                        text = compare_text(display, item, ["A", "B"])
+                        if text:
+                            self.result.differ += 1
+                            write(text + "\n")
+                    elif item.contexts and not settings.document:
+                        write(reminder_text(display, item) + "\n")
+                elif isinstance(item, Skipped):
+                    totals.skipped += 1
+                    self.problem(f"{item.error} (skipped)\n")
+                elif isinstance(item, Record) and item.kind == "skipped":
+                    totals.not_read(opened.format or "?", item.text, display, item.line)
+                elif check is not None and isinstance(item, Record) and item.kind == "recorded-reminder":
+                    check.recorded_reminder(item)
+                elif chains is not None and isinstance(item, Record) and (item.kind == "forget" or item.user_prompt):
+                    chains.end(item.agent)  # a new prompt (a pre-step with one) or a forgotten agent ends its runs
+        finally:
+            if chains is not None:
+                chains.finish()
 
 
 def direct_worker(settings: Settings, engines: list[Engine], one_input: bool) -> Worker:
@@ -163,8 +174,7 @@ def direct_worker(settings: Settings, engines: list[Engine], one_input: bool) ->
 
 def replay_file(worker: Worker, path: str) -> Result:
     """Replay one file (in a worker process, or here with --jobs 1, writing straight to stdout)."""
-    settings = worker.settings
     spill = None if worker.direct else Spill
-    result = Result(spill() if spill else None, spill() if spill else None, Totals(runs=settings.summary))
+    result = Result(spill() if spill else None, spill() if spill else None, Totals())
     FileReplay(worker, result).replay(path)
     return result

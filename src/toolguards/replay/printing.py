@@ -12,8 +12,12 @@ from .feed import Outcome
 from .records import Record
 from .stats import UNLABELLED, Totals, advice
 
-__all__ = ["Check", "compare_text", "jsonl_line", "reminder_text", "summary_text", "totals_line"]
+__all__ = ["Check", "compare_text", "counted", "jsonl_line", "reminder_text", "summary_text", "totals_line"]
 
+
+def counted(n: int, thing: str, things: str | None = None) -> str:
+    """``n`` and the thing, in the singular for one: ``1 tool call``, ``3 tool calls``."""
+    return f"{n} {thing if n == 1 else things or thing + 's'}"
 
 
 def _label(entry: ContextEntry) -> str:
@@ -116,11 +120,9 @@ def compare_text(path: str, outcome: Outcome, names: Sequence[str]) -> str | Non
 
 def totals_line(totals: Totals, *, hint: bool = True) -> str:
     """One line: sessions, calls, agents, reminders (and records not read, skipped lines and failed inputs, if any)."""
-    sessions = f"{totals.sessions} session{'s' if totals.sessions != 1 else ''}"
-    text = (
-        f"replayed {sessions}: {totals.calls} tool calls from {len(totals.agents)} "
-        f"agent{'s' if len(totals.agents) != 1 else ''}; {totals.reminder_count()} reminders"
-    )
+    agents = totals.agent_count
+    text = (f"replayed {counted(totals.sessions, 'session')}: {counted(totals.calls, 'tool call')} from "
+            f"{counted(agents, 'agent')}; {counted(totals.reminder_count(), 'reminder')}")
     by_threshold: dict[tuple[str, int], int] = {}
     for stats in totals.tools.values():
         for key, n in stats.reminders.items():
@@ -129,11 +131,11 @@ def totals_line(totals: Totals, *, hint: bool = True) -> str:
         text += " (" + ", ".join(f"{guard} at {count}: {n}" for (guard, count), n in sorted(by_threshold.items())) + ")"
     unread = sum(entry.count for entry in totals.unread.values())
     if unread:
-        text += f"; {unread} record{'s' if unread != 1 else ''} not read" + (" (--summary lists them)" if hint else "")
+        text += f"; {counted(unread, 'record')} not read" + (" (--summary lists them)" if hint else "")
     if totals.skipped:
-        text += f"; {totals.skipped} malformed line{'s' if totals.skipped != 1 else ''} skipped"
+        text += f"; {counted(totals.skipped, 'malformed line')} skipped"
     if totals.failed:
-        text += f"; {totals.failed} input{'s' if totals.failed != 1 else ''} failed"
+        text += f"; {counted(totals.failed, 'input')} failed"
     return text
 
 
@@ -145,9 +147,8 @@ def summary_text(totals: Totals, first_threshold: int | None) -> str:
     for tool, stats in sorted(totals.tools.items(), key=lambda item: (-item[1].calls, item[0])):
         runs = ", ".join(f"{length}×{n}" for length, n in sorted(stats.runs.items(), reverse=True) if length > 1)
         reminders = ", ".join(f"at {count}: {n}" for (_, count), n in sorted(stats.reminders.items()))
-        lines.append(
-            f"  {tool}: {stats.calls} calls; repeated runs: {runs or 'none'}; reminders: {reminders or 'none'}"
-        )
+        lines.append(f"  {tool}: {counted(stats.calls, 'call')}; repeated runs: {runs or 'none'}; "
+                     f"reminders: {reminders or 'none'}")
         hint = None if first_threshold is None else advice(tool, stats, first_threshold)
         if hint:
             lines.append(f"    advice: {hint}")
@@ -191,7 +192,8 @@ class Check:
         for guard in self.guard_ids:
             recorded, produced = self.recorded[guard], self.produced[guard]
             if recorded == produced:
-                lines.append(f"{path}: {guard}: {len(produced)} reminders agree with the log")
+                verb = "agrees" if len(produced) == 1 else "agree"
+                lines.append(f"{path}: {guard}: {counted(len(produced), 'reminder')} {verb} with the log")
                 continue
             agree = False
             lines.append(f"{path}: {guard}: the reminders differ from the log (- recorded, + produced):")

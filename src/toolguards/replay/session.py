@@ -55,10 +55,13 @@ class Input:
             self.format = found.format
 
     def records(self) -> Iterator[Record | InputError]:
-        """The input's records, in order (with ``strict``, a skipped record is an InputError)."""
+        """The input's records, in order (with ``strict``, a skipped record is an InputError). Under a format named
+        by ``input_format``, an input of which nothing reads as that format ends with an InputError."""
         if self.format is None:
             return iter(())
         records = read_records(self.format, self.display, self.source, self.reading.options)
+        if self.reading.input_format != "auto":
+            records = _read_something(records, self.display, self.format)
         return _strict(records, self.display, self.format) if self.reading.strict else records
 
     def close(self) -> None:
@@ -97,3 +100,21 @@ def _strict(records: Iterator[Record | InputError], path: str, fmt: str) -> Iter
             yield InputError(path, item.line, f"{fmt} record not read (--strict): {item.text}")
         else:
             yield item
+
+
+def _read_something(records: Iterator[Record | InputError], path: str, fmt: str) -> Iterator[Record | InputError]:
+    """The records as they come; when every one was a record not read, an InputError after them: the input is not of
+    the format named (an input holding nothing at all, or only records that hold no call, is a session)."""
+    unread = 0
+    first = 1
+    for item in records:
+        yield item
+        if type(item) is not Record or item.kind != "skipped":
+            yield from records  # something was read: the rest as it comes
+            return
+        unread += 1
+        if unread == 1:
+            first = item.line
+    if unread:
+        yield InputError(path, first, f"nothing here reads as {fmt}: {unread} record{'s' if unread != 1 else ''} not "
+                                      "read and none read (another format? without --input-format it is detected)")

@@ -1,11 +1,12 @@
-"""Counts for the replay summary: calls, agents, reminders per threshold, and runs of identical calls per tool."""
+"""Counts for the replay summary: calls, agents, reminders per threshold, and runs of identical calls per tool (the
+runs the guard's chain counts, followed by ``chains.Chains`` and counted here as each one ends)."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ..guard import Call, call_key
+from .chains import Run
 from .feed import Outcome
 
 __all__ = ["ToolStats", "Totals", "Unread", "advice"]
@@ -40,39 +41,27 @@ class Unread:
 
 
 @dataclass
-class _Run:
-    tool: str
-    key: int
-    length: int = 1
-    result: int | None = None
-    changed: bool = False
-
-
-@dataclass
 class Totals:
-    """Running totals of a replay; feed every outcome, and ``end_session()`` after each input. Totals of separate
-    inputs (replayed in other processes) add up with ``merge``.
+    """Running totals of a replay; feed every outcome, each finished run (``run``), and ``end_session()`` after each
+    input. Totals of separate inputs (replayed in other processes) add up with ``merge``."""
 
-    With ``runs`` (for --summary) it also follows each agent's runs of identical calls and whether their results
-    changed, which costs a second canonical form per call; plain totals do not.
-    """
-
-    runs: bool = False
     calls: int = 0
     #: malformed lines passed over (--skip-bad-lines)
     skipped: int = 0
     sessions: int = 0
     #: inputs that could not be read to their end
     failed: int = 0
+    #: the agents of the input being replayed (``end_session`` counts them)
     agents: set[str] = field(default_factory=set)
+    #: agents counted per input: the same name in two inputs is two agents, as each input is its own session
+    agent_count: int = 0
     tools: defaultdict[str, ToolStats] = field(default_factory=lambda: defaultdict(ToolStats))
     #: (format, type label) → the records of that type that the importer does not read
     unread: dict[tuple[str, str], Unread] = field(default_factory=dict)
-    _open: dict[str | None, _Run] = field(default_factory=dict)
 
     def add(self, outcome: Outcome) -> None:
         """Count one tool call and its reminders."""
-        record, decisions, call = outcome
+        record, decisions, _call = outcome
         agent = record.agent
         self.calls += 1
         if agent is not None:
@@ -82,8 +71,13 @@ class Totals:
         for entry in decisions[0].additional_contexts:
             facts = entry.reminder  # None only for a plugin kind that made a context without its facts
             stats.reminders[(facts.guard, facts.count) if facts is not None else UNLABELLED] += 1
-        if self.runs:
-            self._follow(agent, call)
+
+    def run(self, run: Run) -> None:
+        """Count a finished run of identical calls."""
+        stats = self.tools[run.tool]
+        stats.runs[run.length] += 1
+        if run.changed:
+            stats.changing_runs[run.length] += 1
 
     def not_read(self, fmt: str, label: str, path: str, line: int) -> None:
         """Count a record of ``fmt`` that its importer does not read."""
@@ -99,7 +93,7 @@ class Totals:
         self.skipped += other.skipped
         self.sessions += other.sessions
         self.failed += other.failed
-        self.agents |= other.agents
+        self.agent_count += other.agent_count
         for tool, theirs in other.tools.items():
             ours = self.tools[tool]
             ours.calls += theirs.calls
@@ -112,34 +106,11 @@ class Totals:
             else:
                 self.unread[key] = Unread(unread.count, unread.path, unread.line)
 
-    def _follow(self, agent: str | None, call: Call) -> None:
-        tool = call.tool
-        key = hash(call_key(call))  # the guards' own definition of an identical call, on the canonical form they made
-        result = call.canonical_result()
-        answer = None if result is None else hash(result)
-        run = self._open.get(agent)
-        if run is not None and run.tool == tool and run.key == key:
-            run.length += 1
-            if answer is not None:
-                run.changed = run.changed or (run.result is not None and answer != run.result)
-                run.result = answer
-            return
-        if run is not None:
-            self._close(run)
-        self._open[agent] = _Run(tool, key, result=answer)
-
-    def _close(self, run: _Run) -> None:
-        stats = self.tools[run.tool]
-        stats.runs[run.length] += 1
-        if run.changed:
-            stats.changing_runs[run.length] += 1
-
     def end_session(self) -> None:
-        """Close the open runs of the session just replayed."""
-        for run in self._open.values():
-            self._close(run)
-        self._open.clear()
+        """The input just replayed is over: count its agents (forget them in the engines first)."""
         self.sessions += 1
+        self.agent_count += len(self.agents)
+        self.agents = set()
 
     def reminder_count(self) -> int:
         """Reminders fired in all."""

@@ -2,15 +2,15 @@
 
 The analysis is per input and mergeable: ``work`` (``inputs``) turns one input into a small ``SessionReport`` (in a
 worker process if need be) through the ``Analyser`` (``analyser``), which reads the input's records through replay's
-feed and follows its runs (``chains``, ``timeline``); ``merge`` (``analysis``) adds them up in input order into a
+feed and follows its runs (``replay.chains``, ``timeline``); ``merge`` (``analysis``) adds them up in input order into a
 ``Report``, ``suggest`` proposes thresholds from it, and ``render_page`` (``page``, with ``charts``) writes the page.
 """
 
 from __future__ import annotations
 
+from ..replay.chains import Chains, Run
 from .analyser import Analyser, guard_view
 from .analysis import WHAT_IF, GuardView, LongRun, Report, SessionReport, ToolTally, merge, runs_at_least
-from .chains import Chains, Run
 from .inputs import Job, Problem, setup, work
 from .page import locales, render_page, resolve_page_locale
 from .suggest import Suggestion, suggest

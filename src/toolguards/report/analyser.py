@@ -21,13 +21,13 @@ from ..guardfile.prices import NO_PRICES, PriceTable
 from ..kinds.no_progress_reminder import NoProgressReminder
 from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
+from ..replay.chains import Chains, Loose, Run, compares_of
 from ..replay.delivered import Followup
 from ..replay.feed import Outcome, Skipped, replay
 from ..replay.records import InputError, Record
 from ..replay.session import Reading, reset
-from ..volatile import KeyOf, Normalizers, ResultOf, format_path
+from ..volatile import format_path
 from .analysis import LONGEST, GuardView, LongRun, SessionReport, Side, ToolTally
-from .chains import Chains, Compares, Loose, Run, exactly
 from .progress import Progress
 from .timeline import TimelineBuilder
 
@@ -56,19 +56,6 @@ def _first(engine: Engine, kind: type[Any]) -> Any:
     return next((guard for guard in engine.guards if isinstance(guard, kind)), None)
 
 
-def _compares(engine: Engine) -> Compares:
-    """How the file's first repeat-tool-reminder compares each tool's calls (exactly, where it has none)."""
-    guard: RepeatToolReminder | None = _first(engine, RepeatToolReminder)
-    if guard is None:
-        return exactly
-
-    def compares(tool: str) -> tuple[KeyOf, ResultOf, Normalizers]:
-        rules, key, result = guard.compares(tool)
-        return key, result, rules.result_normalizers
-
-    return compares
-
-
 class Analyser:
     """The engines of the guard files (the first is ``--config``, a second ``--compare``), reused for every input,
     and how the inputs are read."""
@@ -79,7 +66,7 @@ class Analyser:
         self.prices = prices
         self.views = tuple(guard_view(name, engine) for name, engine in zip(names, self.engines, strict=True))
         self.reading = Reading() if reading is None else reading
-        self.compares = tuple(_compares(engine) for engine in self.engines)
+        self.compares = tuple(compares_of(engine) for engine in self.engines)
         self.progress: tuple[NoProgressReminder | None, ...] = tuple(
             _first(engine, NoProgressReminder) for engine in self.engines)
 

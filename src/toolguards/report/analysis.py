@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..patterns import ToolFilter
+from ..replay.chains import Run
 from ..replay.delivered import Followups
 from ..volatile import Normalizer
-from .chains import Run
 from .timeline import Timeline
 
 __all__ = [
@@ -203,7 +203,8 @@ class Report:
     sessions: list[SessionReport] = field(default_factory=list)
     calls: int = 0
     skipped: int = 0
-    agents: set[str] = field(default_factory=set)
+    #: agents counted per session: the same name in two sessions is two agents
+    agents: int = 0
     tools: dict[str, ToolTally] = field(default_factory=dict)
     longest: list[LongRun] = field(default_factory=list)
     #: every input that failed, as ``path:line: message``, in input order (those never opened are no session)
@@ -228,7 +229,7 @@ class Report:
         self.calls += session.calls
         self.skipped += len(session.skipped)
         self.followups.merge(session.followups)
-        self.agents.update(session.agents)
+        self.agents += len(session.agents)
         for tool, tally in session.tools.items():
             mine = self.tools.get(tool)
             if mine is None:

@@ -188,7 +188,7 @@ def _context(report: Report) -> dict[str, object]:
         "first_threshold": first,
         "totals": {
             "sessions": len(report.sessions),
-            "agents": len(report.agents),
+            "agents": report.agents,
             "calls": report.calls,
             "skipped": report.skipped,
             "unread": sum(count for count, _, _ in report.unread.values()),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from .chains import Run
+from ..replay.chains import Run
 
 __all__ = ["BINS", "MAX_MARKS", "MAX_ROWS", "MAX_RUNS", "Mark", "Row", "Span", "Timeline", "TimelineBuilder"]
 

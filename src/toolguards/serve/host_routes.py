@@ -49,4 +49,4 @@ def answer(service: Service, host: str, body: bytes) -> bytes:
     contexts = apply(service.engine, keyed)
     service.metrics.reminded(contexts)
     text = render(request, contexts)
-    return f"{text}\n".encode() if text else b""
+    return f"{text}\n".encode("utf-8", "backslashreplace") if text else b""  # as the command writes it

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,7 @@ from ..engine import Engine, FailureCallback
 from ..guardfile.loader import check_bytes, engine_of
 from ..guardfile.reading import read_guard_file
 from ..resources import default_guard_file
-from ..stores import open_stores, redis_cluster
+from ..stores import StoreError, open_stores, redis_cluster
 from ..stores import redis as redis_store
 from .app import create_app
 from .metrics import Metrics
@@ -45,6 +49,29 @@ def _stores(url: str, namespace: str, idle_ttl: int | None) -> tuple[Any, str]:
     except OSError as exc:  # a SQLite file that cannot be opened
         raise SetupError(f"--store {url}: {exc}") from None
     return factory, "memory (in this process)" if scheme == "memory" else f"{url} (a file on this machine)"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, which on SIGINT or SIGTERM answers the requests under way and returns — without raising the
+    signal again afterwards, as uvicorn does (that made the exit 143 on SIGTERM): the command exits 0."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def _not_a_store_failure(record: logging.LogRecord) -> bool:
+    """Whether a log record is let through: the engine's own line about a failing store (with its traceback) is not,
+    since the service logs store failures itself, one line at most every 10 s (``Service``)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], StoreError))
 
 
 def open_service(
@@ -82,6 +109,7 @@ def serve(
     """Answer requests on ``sock`` until SIGINT or SIGTERM; announce the address on stderr first."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.addFilter(_not_a_store_failure)
     toolguards_log = logging.getLogger("toolguards")
     toolguards_log.addHandler(handler)
     toolguards_log.propagate = False
@@ -93,7 +121,7 @@ def serve(
           f"{service.store_label}{'; bearer token required' if token else ''})", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        _Server(config).run(sockets=[sock])
     finally:
         if isinstance(service.stores, redis_store.RedisStores):
             service.stores.close()

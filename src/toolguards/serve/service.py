@@ -131,8 +131,9 @@ class Service:
             else:
                 records.append(found)
         if bad:
-            more = f" (and {count - MAX_REPORTED} more bad events)" if count > MAX_REPORTED else ""
-            raise RequestError(400, f"{'; '.join(bad)}{more}")
+            more = count - MAX_REPORTED
+            more_text = f" (and {more} more bad event{'s' if more != 1 else ''})" if more > 0 else ""
+            raise RequestError(400, f"{'; '.join(bad)}{more_text}")
         return records
 
     def _run(self, record: Record) -> dict[str, Any]:
@@ -169,6 +170,8 @@ class Service:
         if now - self._logged_at < LOG_INTERVAL:
             self._unlogged += 1
             return
-        more = f" (and {self._unlogged} more store failures since the last line)" if self._unlogged else ""
+        unlogged = self._unlogged
+        failures = f"store failure{'s' if unlogged != 1 else ''}"
+        more = f" (and {unlogged} more {failures} since the last line)" if unlogged else ""
         log.warning("toolguards serve: %s failed, answered without its reminders: %s%s", guard, exc, more)
         self._logged_at, self._unlogged = now, 0

@@ -1,7 +1,7 @@
 """``cursor``: Cursor's project servers, ``.cursor/mcp.json`` in the project folder (the current one).
 
 Its servers are the ``mcpServers`` object; a local server has ``command`` and ``args`` (and ``env``); one with a
-``url`` is remote and not rewritten (``~/.cursor/mcp.json``, the user's servers, is the same shape: ``--config``)::
+``url`` is remote and not rewritten (``~/.cursor/mcp.json``, the user's servers, is the same shape: ``--settings``)::
 
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}
 

@@ -41,12 +41,15 @@ them (both the older rollouts whose ``shell`` tool takes an array ``command`` an
 - ``write_stdin`` calls are not counted unless ``ImportOptions.count_polls`` asks: Codex fires no hook for them (a
   poll of a running command, or input sent to it; the command's own ``exec_command`` call is reported once, when it
   ends), so by default replay sees what the live hook would see.
-- Every other record — ``turn_context`` (its model read), ``compacted``, ``world_state``, the other ``event_msg``
-  and ``response_item`` types (``reasoning``, ``message``, the server-side ``web_search_call``,
-  ``tool_search_call``...), and a known record whose fields have the wrong types — is a ``skipped`` record
-  labelled ``<type>`` or ``<type>:<payload.type>`` (``turn_context``, ``event_msg:task_started``,
-
-  ``response_item:function_call``).
+- The records that hold no call replay could read pass in silence: ``turn_context`` (its ``model`` read),
+  ``compacted``, ``world_state``, ``inter_agent_communication_metadata``, every other ``event_msg`` (the session's
+  events: ``task_started``, ``token_count``, ``exec_command_end``…, whose calls are the ``response_item`` calls above),
+  and the ``response_item`` types ``message``, ``reasoning``, ``agent_message``, ``ghost_snapshot``, ``compaction`` —
+  and the tools the model's API runs itself (``web_search_call``, ``image_generation_call``, ``tool_search_call``,
+  ``tool_search_output``), for which Codex fires no hook.
+- Every other record — of a type not listed here, or a known record whose fields have the wrong types: what could
+  hold a call this importer does not read — is a ``skipped`` record labelled ``<type>`` or ``<type>:<payload.type>``
+  (``response_item:function_call``), counted, and an error with ``--strict``.
 
 A forked thread's rollout starts with its own ``session_meta`` and then repeats the history it was forked from,
 ``session_meta`` and all, with no mark where the copy ends: the copied calls replay under the thread they came from,
@@ -88,6 +91,13 @@ _RECORD_TYPES = frozenset(
 )
 _HOOK: dict[str, Any] = {"kind": "hook", "host": "codex"}
 _ENVELOPE = frozenset({"timestamp", "ordinal", "type", "payload"})
+#: Records that hold no call: passed in silence (``event_msg`` too, whatever its payload).
+_QUIET = frozenset({"turn_context", "compacted", "world_state", "inter_agent_communication_metadata", "event_msg"})
+#: ``response_item`` types that hold no call the live hook sees.
+_QUIET_ITEMS = frozenset({
+    "message", "reasoning", "agent_message", "ghost_snapshot", "compaction", "compaction_summary",
+    "web_search_call", "image_generation_call", "tool_search_call", "tool_search_output",
+})
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _TEXT_ITEMS = frozenset({"input_text", "output_text", "text"})
@@ -149,21 +159,16 @@ class _Reader:
         elif kind == "turn_context":
             model = payload.get("model")
             self.model = model if isinstance(model, str) else self.model
-            self.pending.skip(line, kind)
         elif kind == "token_usage_record":
             self.records_usage = True
             self.spent(line, payload.get("usage"))
         elif kind == "event_msg" and payload.get("type") == "token_count":
             info = payload.get("info")
             total = info.get("total_token_usage") if isinstance(info, dict) else None
-            if self.records_usage or not isinstance(total, dict) or total == self.total:
-                self.pending.skip(line, _label(kind, payload))
-            else:
+            if not self.records_usage and isinstance(total, dict) and total != self.total:  # else it repeats a count
                 self.total = total
                 self.spent(line, info.get("last_token_usage") if isinstance(info, dict) else None)
-        elif kind in ("event_msg", "response_item"):
-            self.pending.skip(line, _label(kind, payload))
-        else:
+        elif kind not in _QUIET:
             self.pending.skip(line, kind)
         return None
 
@@ -213,6 +218,8 @@ class _Reader:
             if isinstance(text, str) and text:
                 self.pending.add(Record("recorded-reminder", line, agent=self.agent, text=text, source=_HOOK))
                 return
+        if kind in _QUIET_ITEMS:
+            return
         call = _call(line, self.agent, payload) if kind in _CALLS else None
         if call is None:
             self.pending.skip(line, _label("response_item", payload))

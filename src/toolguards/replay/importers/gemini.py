@@ -34,10 +34,11 @@ What this importer reads:
 - a ``$set`` of ``messages`` (Gemini CLI rewrites the whole history so when it masks old tool output) — its messages
   are read as above, so only calls not seen before count.
 
-Every other line — ``info``, ``error`` and ``warning`` messages, ``$rewindTo`` (the calls it takes back were run, and
-replay keeps them), a line of any other shape, and a known entry whose fields have the wrong types — is a ``skipped``
-record labelled by its type (``info``, ``$rewindTo``, ``toolCall``, ``message``). A message with a new ``id`` ends the
-previous message's step: a call still without a result then keeps none.
+``info``, ``error`` and ``warning`` messages and ``$rewindTo`` (the calls it takes back were run, and replay keeps
+them) hold no call and pass in silence. Every other line — a line of any other shape, a message of another type, and
+a known entry whose fields have the wrong types — is a ``skipped`` record labelled by its type (``summary``,
+``(unknown line)``, ``toolCall``, ``message``): counted, and an error with ``--strict``. A message with a new ``id``
+ends the previous message's step: a call still without a result then keeps none.
 
 Example (JSON Lines: a call recorded, then its message written again with the result)::
 
@@ -70,7 +71,8 @@ __all__ = ["FILE_NAME", "identifies", "read"]
 #: The name Gemini CLI gives a main session's recording (matched against the whole file name).
 FILE_NAME: re.Pattern[str] | None = re.compile(r"session-\d{4}-\d\d-\d\dT\d\d-\d\d-.+\.jsonl?")
 
-_SKIPPED_MESSAGES = frozenset({"info", "error", "warning"})
+#: Message types that hold no call: passed in silence.
+_QUIET_MESSAGES = frozenset({"info", "error", "warning"})
 
 
 def identifies(value: Any) -> bool:
@@ -139,7 +141,7 @@ class _Reader:
         elif isinstance(value.get("$set"), dict):
             self.metadata(number, value["$set"])
         elif "$rewindTo" in value:
-            self.pending.skip(number, "$rewindTo")
+            pass  # no call: the calls it takes back were run
         elif isinstance(value.get("sessionId"), str):
             self.metadata(number, value)
         else:
@@ -158,8 +160,10 @@ class _Reader:
     def entry(self, line: int, message: dict[str, Any]) -> None:
         """One version of a message: its new calls are queued, and calls that now have a result are answered."""
         kind = message.get("type")
-        if not isinstance(kind, str) or kind in _SKIPPED_MESSAGES:
-            self.pending.skip(line, kind if isinstance(kind, str) else "message")
+        if not isinstance(kind, str):
+            self.pending.skip(line, "message")
+            return
+        if kind in _QUIET_MESSAGES:
             return
         if kind == "user" and _tool_results(message.get("content")):
             self.tool_results(line, message["content"])  # the step's own results: no new step, no prompt

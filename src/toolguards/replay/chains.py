@@ -1,4 +1,5 @@
-"""Runs of identical calls exactly as a ``repeat-tool-reminder`` chain counts them, followed for a report.
+"""Runs of identical calls exactly as a ``repeat-tool-reminder`` chain counts them, followed for the replay summary
+(``stats``) and the report (``toolguards.report.analyser``), so that both find the runs the guard counts.
 
 A run is what the guard's chain counts (see ``toolguards.kinds.repeat_tool_reminder``): per agent, over the calls its
 include/exclude patterns track, consecutive calls with the same ``call_key``; an untracked call neither counts nor
@@ -26,12 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine import Engine
 from ..guard import Call, CallIds, call_key, remember_call_id, seen_call_id
+from ..kinds.repeat_tool_reminder import RepeatToolReminder
 from ..patterns import ToolFilter
 from ..volatile import NO_NORMALIZERS, KeyOf, Normalizer, Normalizers, ResultOf
 from .volatility import MAX_PATHS, Path, argument_differences, result_normalizers
 
-__all__ = ["Chains", "Compares", "Loose", "Run"]
+__all__ = ["Chains", "Compares", "Loose", "Run", "compares_of", "tracked"]
 
 #: How the guard compares a tool's calls: its key, its result as compared, and its normalizers.
 Compares = Callable[[str], tuple[KeyOf, ResultOf, Normalizers]]
@@ -40,6 +43,28 @@ Compares = Callable[[str], tuple[KeyOf, ResultOf, Normalizers]]
 def exactly(_tool: str) -> tuple[KeyOf, ResultOf, Normalizers]:
     """The reference's comparisons, for a guard file without a repeat-tool-reminder."""
     return call_key, Call.canonical_result, NO_NORMALIZERS
+
+
+def compares_of(engine: Engine) -> Compares:
+    """How the engine's first ``repeat-tool-reminder`` compares each tool's calls (exactly, where it has none)."""
+    guard = next((guard for guard in engine.guards if isinstance(guard, RepeatToolReminder)), None)
+    if guard is None:
+        return exactly
+    found: RepeatToolReminder = guard
+
+    def compares(tool: str) -> tuple[KeyOf, ResultOf, Normalizers]:
+        rules, key, result = found.compares(tool)
+        return key, result, rules.result_normalizers
+
+    return compares
+
+
+def tracked(engine: Engine) -> ToolFilter:
+    """The tools the chain of the engine's first ``repeat-tool-reminder`` guard tracks (every tool, without one)."""
+    for guard in engine.guards:
+        if isinstance(guard, RepeatToolReminder):
+            return ToolFilter(guard.settings.include, guard.settings.exclude)
+    return ToolFilter()
 
 
 @dataclass(frozen=True)
