@@ -208,10 +208,11 @@ def test_trust_is_for_codex_only(project, capsys):
     with pytest.raises(SystemExit) as exit_code:
         main(["hook", "install", "claude", "--trust"])
     assert exit_code.value.code == 2
-    assert capsys.readouterr().err.endswith("error: --trust: only codex, which runs a hook only once it is reviewed\n")
+    assert capsys.readouterr().err.endswith(
+        "\ntoolguards hook install: --trust: only codex, which runs a hook only once it is reviewed\n")
     with pytest.raises(SystemExit):
         main(["hook", "uninstall", "codex", "--trust"])
-    assert capsys.readouterr().err.endswith("error: unrecognized arguments: --trust\n")
+    assert capsys.readouterr().err.endswith("\ntoolguards hook uninstall: unrecognized arguments: --trust\n")
 
 
 def test_the_codex_page_commands_and_guard_file(tmp_path):

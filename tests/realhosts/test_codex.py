@@ -210,7 +210,8 @@ def replayed(path: Path, env: dict[str, str]) -> list[tuple[str, str]]:
     """``toolguards replay`` of a rollout, as (call id, reminder text) for each reminder it gives."""
     done = subprocess.run([str(TOOLGUARDS), "replay", str(path), "--format", "jsonl"], env=env, capture_output=True,
                           text=True, timeout=60)
-    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.returncode == 0, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("replayed 1 session: "), done.stderr  # totals
     lines = path.read_text(encoding="utf-8").splitlines()
     found = []
     for text in done.stdout.splitlines():
