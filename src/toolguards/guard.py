@@ -9,13 +9,13 @@ hands each guard a ``Call`` per post-execute event and folds the ``Effect``s it 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .canonical import canonicalize
 from .events import ContextEntry, ToolCall
 from .patterns import ToolFilter
 from .stores.base import StateStore, StateType
+from .values import frozen
 
 if TYPE_CHECKING:
     from jinja2 import Template  # guards only render templates: Jinja2 is imported where one is compiled
@@ -82,7 +82,7 @@ def call_key(call: Call) -> tuple[str, str]:
     return call.tool, call.canonical_arguments()
 
 
-@dataclass(frozen=True)
+@frozen
 class Effect:
     """What one guard adds to the decision: contexts to prepend and, only where configured, a block."""
 
@@ -109,7 +109,7 @@ class Guard(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@frozen
 class TemplateSlot:
     """A kind of template a guard kind renders: its default file name and sample variables to check it at load."""
 
@@ -117,7 +117,7 @@ class TemplateSlot:
     sample: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@frozen
 class TemplateUse:
     """One template a configured guard renders: the guard finds it by ``key``; ``slot`` names its TemplateSlot."""
 

@@ -47,7 +47,6 @@ Diagnostics (the file named ``g.yaml``)::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -65,6 +64,7 @@ from ..guard import (
     seen_call_id,
 )
 from ..stores.base import StateType
+from ..values import field, frozen
 from .fragments import integers_schema, preview_chars_schema, templates_schema, tool_patterns_schema
 
 __all__ = ["KIND", "CycleReminder", "CycleSettings", "CycleState", "Remembered", "cycle_period"]
@@ -77,7 +77,7 @@ _CALLS = [
 _SAMPLE = {"calls": _CALLS, "length": 2, "count": 3}
 
 
-@dataclass(frozen=True)
+@frozen
 class CycleSettings:
     """The validated options of one cycle-reminder guard, defaults applied."""
 
@@ -89,7 +89,7 @@ class CycleSettings:
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@frozen
 class CycleFacts(Reminder):
     """A cycle-reminder's facts: the tools of the cycle in order and its length (``tool`` is the call that closed
     it, ``count`` the times the cycle has run)."""

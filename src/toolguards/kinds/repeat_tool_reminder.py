@@ -69,7 +69,6 @@ for arguments with characters above U+FFFF (emoji, rare CJK).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -91,6 +90,7 @@ from ..guard import (
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
+from ..values import field, field_names, frozen, replace
 from .fragments import (
     preview_chars_schema,
     template_name_schema,
@@ -121,7 +121,7 @@ _SAMPLE = {"tool": "grep", "count": 5, "arguments": '{"path":"src","pattern":"TO
 _CACHE_LIMIT = 4096
 
 
-@dataclass(frozen=True)
+@frozen
 class Block:
     """Block from ``at_count`` on, with ``feedback`` rendered from this template."""
 
@@ -129,7 +129,7 @@ class Block:
     feedback: str = f"{NAME}/block.j2"
 
 
-@dataclass(frozen=True)
+@frozen
 class Rules:
     """The settings that decide when a run reminds or blocks (the part an override may change)."""
 
@@ -147,7 +147,7 @@ class Rules:
         return self.repeat_every is not None and count > last and (count - last) % self.repeat_every == 0
 
 
-@dataclass(frozen=True)
+@frozen
 class Override:
     """Rules for the tools matching ``tools``."""
 
@@ -155,7 +155,7 @@ class Override:
     rules: Rules
 
 
-@dataclass(frozen=True)
+@frozen
 class RepeatSettings(Rules):
     """The validated options of one repeat-tool-reminder guard, defaults applied."""
 
@@ -165,7 +165,7 @@ class RepeatSettings(Rules):
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@frozen
 class RepeatReminder(Reminder):
     """A repeat-tool-reminder's facts; ``blocked`` when the same call's decision became a block."""
 
@@ -411,7 +411,7 @@ class RepeatToolReminderKind:
         """Settings from a schema-valid config mapping (integral floats become ints, thresholds sorted)."""
         rules = _rules(config, Rules())
         return RepeatSettings(
-            **{name: getattr(rules, name) for name in Rules.__dataclass_fields__},
+            **{name: getattr(rules, name) for name in field_names(Rules)},
             include=tuple(config.get("include", ())),
             exclude=tuple(config.get("exclude", ())),
             overrides=tuple(Override(tuple(o["tools"]), _rules(o, rules)) for o in config.get("overrides", ())),

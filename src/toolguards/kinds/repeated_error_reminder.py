@@ -43,7 +43,6 @@ Diagnostics (the file named ``g.yaml``)::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -60,6 +59,7 @@ from ..guard import (
     seen_call_id,
 )
 from ..stores.base import StateType
+from ..values import field, frozen
 from .fragments import templates_schema, thresholds_schema, tool_patterns_schema
 
 __all__ = ["ERROR_KEY_CHARS", "KIND", "ErrorFacts", "ErrorRun", "ErrorSettings", "RepeatedErrorReminder", "error_key"]
@@ -75,7 +75,7 @@ def error_key(error: str) -> str:
     return " ".join(error.split())[:ERROR_KEY_CHARS]
 
 
-@dataclass(frozen=True)
+@frozen
 class ErrorSettings:
     """The validated options of one repeated-error-reminder guard, defaults applied."""
 
@@ -85,7 +85,7 @@ class ErrorSettings:
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@frozen
 class ErrorFacts(Reminder):
     """A repeated-error-reminder's facts, with the error as the chain compares it."""
 
