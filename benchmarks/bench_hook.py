@@ -6,9 +6,10 @@ floor is a process of the same interpreter that imports what any hook in Python 
 - a counted ``PostToolUse`` (a new call each time, so no reminder is rendered) ÷ the floor: target ≤ 2.0×;
 - an ignored event (``PreToolUse``) ÷ the floor: target ≤ 1.3×;
 - for information, a counted call that renders a reminder (Jinja2 is imported and compiles its template), and a
-  process that imports only the standard-library modules a counted call still imports beyond the floor (dataclasses,
-  with the inspect it loads, typing, contextlib, weakref): the floor of a counted call while those modules import
-  them. (logging is imported only for a warning, threading not at all.)
+  process that imports only the standard-library modules a counted call still imports beyond the floor (typing, which
+  the public ``Protocol`` interfaces need, contextlib, bisect, importlib): the floor of a counted call while those
+  modules import them. (dataclasses is never imported: the values are ``toolguards.values``'; logging only for a
+  warning, threading not at all.)
 
 The kinds of process run interleaved, 30 times each after a warm-up (which also writes the compiled guard-file cache,
 and the bytecode: ``PYTHONDONTWRITEBYTECODE`` is dropped for the children, since an installed wheel has its bytecode),
@@ -39,7 +40,7 @@ except ImportError:  # not on Windows: CPU times are left out there
 RUNS = 30
 #: The standard-library modules that a counted call imports (toolguards' engine, events, guards and SQLite store):
 #: the test ``test_a_counted_event_imports_no_loader_schema_templates_or_plugins`` keeps the others out.
-ENGINE_STDLIB = "import json, sqlite3, dataclasses, typing, contextlib, weakref"
+ENGINE_STDLIB = "import json, sqlite3, typing, contextlib, bisect, importlib"
 
 
 def event(name: str, call_id: str, command: str) -> bytes:

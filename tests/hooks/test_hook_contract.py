@@ -241,8 +241,9 @@ def test_a_counted_event_imports_no_loader_schema_templates_or_plugins(tmp_path)
              # milliseconds against a bare interpreter's twenty): logging only for a warning, threading for its lock,
              # the diagnostics (and their regex) only for a guard file with problems
              "logging", "traceback", "threading", "decimal", "toolguards.guardfile.diagnostics",
-             # dataclasses imports inspect (with ast, dis and tokenize): the hook's values are toolguards.values'
-             "dataclasses", "inspect"}
+             # dataclasses imports inspect (with ast, dis and tokenize): the hook's values are toolguards.values';
+             # weakref only for the canonical form's first warning
+             "dataclasses", "inspect", "weakref"}
     assert sorted(found & heavy) == []
 
 
