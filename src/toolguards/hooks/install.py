@@ -14,10 +14,12 @@ folder (``--scope user``), or ``--config PATH``. Install merges the host's entri
   ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}`` handlers (``toolguards serve``) instead, and
   ``--token-env VAR`` adds the bearer token a served ``--token-file`` asks for, read by Claude Code from the
   environment variable ``VAR`` (``"headers": {"Authorization": "Bearer ${VAR}"}, "allowedEnvVars": [VAR]``: the token
-  itself is never written into the file);
-- an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) — or, with
-  ``--http``, posts to that URL — is updated where it stands, so running install twice leaves one entry; every other
-  hook and setting is kept, in its order;
+  itself is never written into the file); for the hosts with command hooks only, ``--http URL`` registers a ``curl``
+  command that posts the event to URL and starts no Python (``toolguards.hooks.curl``; ``--token-env VAR`` sends
+  ``$VAR`` as the token there too);
+- an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) or such a curl
+  command for HOST — or, with ``--http``, posts to that URL — is updated where it stands, so running install twice
+  leaves one entry; every other hook and setting is kept, in its order;
 - the file is read as strict JSON: a file that is not valid JSON (comments included), that repeats a key, or whose
   ``hooks`` has an unexpected shape is refused with a message and left untouched. An empty or missing file is a new one;
 - the previous file is kept as ``<file>.toolguards.bak``; the new one is written aside and renamed over it, with the
@@ -35,12 +37,13 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import HOSTS, host
+from . import HOSTS, curl, host
 
 __all__ = ["BACKUP_SUFFIX", "InstallError", "indent_of", "installed_command", "main", "merge", "ours",
            "read_document", "unmerge", "write_document"]
@@ -82,6 +85,8 @@ def ours(handler: Any, host_name: str, url: str | None = None) -> bool:
     command = handler.get("command")
     if not isinstance(command, str):
         return False
+    if curl.is_curl_hook(command, host_name):
+        return True
     try:
         words = shlex.split(command, posix=os.name != "nt")
     except ValueError:
@@ -267,7 +272,8 @@ def _parser(action: str) -> argparse.ArgumentParser:
     parser.add_argument("--dry-run", action="store_true", help="print the resulting file; write nothing")
     if action == "install":
         parser.add_argument("--guard-file", metavar="PATH", help="run the hook with this guard file (--config)")
-    parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
+    parser.add_argument("--http", metavar="URL", help="post each event to URL (toolguards serve's /hooks/HOST): "
+                        "claude's http hooks, a curl command for the other hosts (no Python started)")
     if action == "install":
         parser.add_argument("--token-env", metavar="VAR",
                             help="with --http: send the bearer token held in the environment variable VAR")
@@ -280,8 +286,9 @@ def main(argv: Sequence[str]) -> int:
     parser = _parser(action)
     options = parser.parse_args(rest)
     module = host(options.host)
-    if options.http is not None and not module.HTTP:
-        parser.error(f"--http: {options.host} has no http hooks (only claude)")
+    trouble = None if options.http is None or module.HTTP else curl.url_problem(options.http, options.host)
+    if trouble is not None and action == "install":
+        parser.error(f"--http: {trouble}")
     token_env = options.token_env if action == "install" else None
     if token_env is not None:
         if options.http is None:
@@ -320,6 +327,8 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
+    if options.http is not None and not module.HTTP:
+        return _curl_hook(module, options)
     if options.http is not None:
         hook: dict[str, Any] = {"type": "http", "url": options.http}
         if options.token_env is not None:
@@ -337,4 +346,14 @@ def _hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
             raise InstallError(f"the guard file has problems, so nothing was installed: {problems[0]}{more}")
         command += f" --config {_quote(guard_file)}"
     handler: dict[str, Any] = module.handler(command)
+    return handler
+
+
+def _curl_hook(module: Any, options: argparse.Namespace) -> dict[str, Any]:
+    """The handler of a host with only command hooks that posts each event to ``--http URL`` (hooks.curl)."""
+    program = shutil.which("curl")
+    trouble = curl.curl_problem(program)
+    if trouble is not None or program is None:
+        raise InstallError(f"nothing was installed: {trouble}")
+    handler: dict[str, Any] = module.handler(curl.command(os.path.abspath(program), options.http, options.token_env))
     return handler
