@@ -34,8 +34,10 @@ from timing import interleaved  # beside this script, not a package
 from workloads import SHAPES, write_events
 
 #: engine.post_execute ÷ json.dumps, per argument shape (issue 6)
-EVENT_TARGETS = {"small": 2.0, "floats": 2.0, "4k": 1.5, "256k": 1.2, "wide": 2.0}
-TOOLS = {"small": "run_tests", "floats": "llm_call", "4k": "multi_edit", "256k": "write_file", "wide": "submit_form"}
+EVENT_TARGETS = {"small": 2.0, "floats": 2.0, "4k": 1.5, "256k": 1.2, "wide": 2.0,
+                 "wide_lists": 2.0, "deep": 2.0, "objects": 2.0}  # the nested shapes: issue 26
+TOOLS = {"small": "run_tests", "floats": "llm_call", "4k": "multi_edit", "256k": "write_file", "wide": "submit_form",
+         "wide_lists": "fill_table", "deep": "write_config", "objects": "import_rows"}
 MEMORY_TARGET = 256  # bytes per tracked agent
 REPLAY_TARGET = 3.0  # replay ÷ json.loads
 PEAK_TARGET = 1.2  # peak memory at 10x the input ÷ peak memory at 1x
