@@ -204,6 +204,10 @@ def digest_function(store: StateStore) -> Digest:
     return _stable_digest if store.stable_digests else _memory_digest
 
 
+def _stable_key_digest(key: tuple[str, ...]) -> int:
+    return _stable_digest(*key)
+
+
 class ChainGuard:
     """A guard that keeps one chain per agent in its store, over the calls its include/exclude patterns track."""
 
@@ -214,6 +218,9 @@ class ChainGuard:
         self._store = store
         self._tracked = ToolFilter(settings.include, settings.exclude)
         self._digest = digest_function(store)
+        #: ``_digest(*key)`` of a call key in one call: in memory, ``hash(key)`` is it (no frame of ours per call)
+        self._key_digest: Callable[[tuple[str, ...]], int] = (
+            _stable_key_digest if store.stable_digests else hash)
 
     def reset(self, agent: Any) -> None:
         """A new user prompt: start the agent's chain afresh."""

@@ -85,8 +85,6 @@ from ..guard import (
     call_ids_from_json,
     call_key,
     configured_templates,
-    remember_call_id,
-    seen_call_id,
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
@@ -239,7 +237,7 @@ def _advance(
     else:
         if isinstance(state, TrackedRun):
             last, count, ids, last_result = state
-            if seen_call_id(ids, call_id):
+            if call_id is not None and ids is not None and call_id in ids:  # seen_call_id, inlined: every call
                 return state, None
         else:
             last, count = state
@@ -248,7 +246,8 @@ def _advance(
             same = False  # resultAware: the same call got a different answer, so it is making progress
     count = count + 1 if same else 1
     kept = result if result is not None else (last_result if same else None)
-    ids = remember_call_id(ids, call_id)
+    if call_id is not None:  # remember_call_id, inlined
+        ids = ids[1 - CALL_ID_WINDOW :] + (call_id,) if ids else (call_id,)  # noqa: RUF005 - as remember_call_id
     if ids is None and kept is None:
         return (digest, count), count
     return _new(TrackedRun, (digest, count, ids, kept)), count
@@ -266,15 +265,16 @@ class RepeatToolReminder(ChainGuard):
         self._overrides = [
             (ToolFilter(o.tools, ()), o.rules, f"overrides[{i}].") for i, o in enumerate(settings.overrides)
         ]
-        self._rules_cache: dict[str, tuple[Rules, str]] = {}
-        self._plain = (settings, "")  # the rules of every tool when there are no overrides
+        self._rules_cache: dict[str, tuple[Rules, str, int]] = {}
+        self._plain = (settings, "", _quiet_below(settings))  # the rules of every tool when there are no overrides
 
-    def _rules(self, tool: str) -> tuple[Rules, str]:
-        """The rules for ``tool`` and its block template's key prefix: the first matching override, else the guard."""
+    def _rules(self, tool: str) -> tuple[Rules, str, int]:
+        """The rules for ``tool``, its block template's key prefix and the run length below which it is silent: the
+        first matching override's, else the guard's."""
         found = self._rules_cache.get(tool)
         if found is None:
-            matches = ((rules, prefix) for match, rules, prefix in self._overrides if match(tool))
-            found = next(matches, (self.settings, ""))
+            matches = ((rules, prefix, _quiet_below(rules)) for match, rules, prefix in self._overrides if match(tool))
+            found = next(matches, self._plain)
             if len(self._rules_cache) >= _CACHE_LIMIT:
                 self._rules_cache.clear()
             self._rules_cache[tool] = found
@@ -285,13 +285,13 @@ class RepeatToolReminder(ChainGuard):
         tool = call.tool
         if not self._tracked(tool):
             return None
-        rules, prefix = self._rules(tool) if self._overrides else self._plain
+        rules, prefix, quiet = self._rules(tool) if self._overrides else self._plain
         key = call_key(call)
-        digest = self._digest(*key)
+        digest = self._key_digest(key)
         result = call.canonical_result() if rules.result_aware else None
         result_digest = None if result is None else self._digest(result)
         count = self._store.update(call.agent, partial(_advance, digest, call.event.call_id, result_digest))
-        if count is None:
+        if count is None or count < quiet:  # most calls: a run too short to remind or block
             return None
         fires = rules.fires(count)
         blocks = rules.block is not None and count >= rules.block.at_count
@@ -311,6 +311,12 @@ class RepeatToolReminder(ChainGuard):
         if len(canonical) <= cap:
             return canonical
         return self._templates["truncated"].render(head=canonical[:cap], omitted=len(canonical) - cap)
+
+
+def _quiet_below(rules: Rules) -> int:
+    """The shortest run that may remind or block (a block starts above the first threshold, which the kind checks;
+    the smaller of the two all the same)."""
+    return min(rules.thresholds[0], rules.block.at_count) if rules.block is not None else rules.thresholds[0]
 
 
 def _rules(config: Mapping[str, Any], base: Rules) -> Rules:
