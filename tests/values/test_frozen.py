@@ -268,3 +268,18 @@ def test_mapping_fields_keep_their_post_init():
     entry = ContextEntry("text", {"kind": "plugin"})
     assert isinstance(entry.source, MappingProxyType) and isinstance(entry.metadata, Mapping)
     assert entry == ContextEntry("text", {"kind": "plugin"}, {}) and entry.reminder is None
+
+
+def test_a_value_class_made_inside_a_function_prints_its_qualified_name_as_its_dataclass_does():
+    def make() -> type:
+        @frozen
+        class Local:
+            """A value class of a function's own."""
+
+            n: int
+
+        return Local
+
+    local = make()
+    assert repr(local(1)) == repr(dataclass_of(local)(1)) == "test_a_value_class_made_inside_a_function_prints_its_" \
+        "qualified_name_as_its_dataclass_does.<locals>.make.<locals>.Local(n=1)"

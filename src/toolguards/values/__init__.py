@@ -254,6 +254,7 @@ def dataclass_of(cls: type) -> type:
 
     body = cls.__dict__[_BODY]
     namespace = {key: value for key, value in body.items() if key not in ("__dict__", "__weakref__")}
+    namespace["__qualname__"] = cls.__qualname__  # a class's qualified name is not in its __dict__
     for name in body.get("__annotations__", {}):
         declared = body.get(name, _MISSING)
         if isinstance(declared, _Field):
