@@ -136,6 +136,17 @@ def test_a_service_that_is_down_is_silence_and_success(tmp_path, curl, host):
     assert {run(down, stdin) for stdin in script(host, "down")} == {(0, "", "")}
 
 
+def test_a_stopped_service_is_silence_and_success(tmp_path, curl):
+    server = Serve().ready()
+    try:
+        command = registered(tmp_path, "codex", f"http://127.0.0.1:{server.port}/hooks/codex")
+        calls = script("codex", str(uuid.uuid4()))[:3]
+        assert [bool(run(command, stdin)[1]) for stdin in calls] == [False, False, True]  # answered: a reminder
+    finally:
+        server.stop()
+    assert {run(command, stdin) for stdin in calls} == {(0, "", "")}
+
+
 def test_a_service_that_never_answers_is_silence_and_success_after_max_time(tmp_path, curl):
     with socket.socket() as listener:  # takes the connection into its backlog, never answers
         listener.bind(("127.0.0.1", 0))
