@@ -1,4 +1,4 @@
-"""The inputs of the benchmarks: tool-call arguments of five shapes, a large events file for ``toolguards replay``
+"""The inputs of the benchmarks: tool-call arguments of eight shapes, a large events file for ``toolguards replay``
 (bench_guard.py), and a folder of sessions in two formats (bench_replay.py).
 
 Everything is generated from a fixed seed, so two runs measure the same work.
@@ -60,6 +60,27 @@ def _wide(variant: int) -> dict[str, Any]:
     return {f"field_{i:04d}": value(i) for i in range(1000)}
 
 
+def _wide_lists(variant: int) -> dict[str, Any]:
+    # A wide object whose 1,000 values are small lists: {"k0001": [1, "v1", null, true], …}.
+    return {f"k{i:04d}": [i, f"v{i}" if i > 1 else f"v{variant}", None, i % 2 == 0] for i in range(1, 1001)}
+
+
+def _deep(variant: int) -> dict[str, Any]:
+    # Objects nested 40 deep (a tree, a nested config), each level a few fields beside its child.
+    node: dict[str, Any] = {"leaf": True, "value": variant}
+    for level in range(40):
+        node = {"level": level, "name": f"node {level}", "tags": ["a", "b"], "child": node}
+    return node
+
+
+def _objects(variant: int) -> dict[str, Any]:
+    # A list of 1,000 small objects (rows of a table, search hits) as one argument.
+    rows = [{"id": i, "name": f"item {i}", "price": 9.5 + i, "tags": ["new"] if i % 2 else [], "active": i % 3 == 0}
+            for i in range(1000)]
+    rows[0]["name"] = f"item 0.{variant}"
+    return {"rows": rows}
+
+
 #: name → (description, arguments of variant n); variants differ in one value, so alternating them never repeats.
 SHAPES: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
     "small": ("small arguments", _small),
@@ -67,6 +88,9 @@ SHAPES: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
     "4k": ("4 KB arguments", _four_kb),
     "256k": ("256 KB write_file", _write_file),
     "wide": ("wide dict, 1,000 keys", _wide),
+    "wide_lists": ("wide dict of small lists, 1,000 keys", _wide_lists),
+    "deep": ("objects nested 40 deep", _deep),
+    "objects": ("a list of 1,000 small objects", _objects),
 }
 
 _FILES = [f"src/shop/{name}.py" for name in ("cart", "pricing", "orders", "tax", "util", "api", "models", "db")]

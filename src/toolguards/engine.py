@@ -16,14 +16,13 @@ its outcome (``toolguards.outcomes``), keeping the waiting reminders in the same
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .events import PostToolDecision, Reminder, ReminderOutcome, ToolCall
 from .guard import Call, Effect, Guard, GuardKind, RemindsOfOneCall
+from .values import replace
 from .warnings_once import WarnOnce
 
 if TYPE_CHECKING:
@@ -91,6 +90,8 @@ class Engine:
         """As ``post_execute``, for hosts whose ``next`` may return an awaitable."""
         effects = self._observe(event)
         decision = _ACCEPT if next is None else next()
+        import inspect  # noqa: PLC0415 - only a host that awaits pays for it (a hook process never does)
+
         if inspect.isawaitable(decision):
             decision = await decision
         return decision if effects is None else self._fold(decision, effects)
@@ -195,11 +196,11 @@ class Engine:
         contexts = tuple(entry for effect in effects for entry in effect.contexts)
         feedback = next((effect.block_feedback for effect in effects if effect.block_feedback is not None), None)
         if feedback is None:
-            if type(decision) is PostToolDecision:  # as dataclasses.replace does, without its per-call introspection
+            if type(decision) is PostToolDecision:  # as replace() does, without its per-call introspection
                 return PostToolDecision(decision.kind, contexts + decision.additional_contexts, decision.feedback,
                                         decision.value, decision.content)
-            return dataclasses.replace(decision, additional_contexts=contexts + decision.additional_contexts)
-        return dataclasses.replace(
+            return replace(decision, additional_contexts=contexts + decision.additional_contexts)
+        return replace(
             decision,
             kind="block",
             feedback=feedback if decision.kind != "block" or decision.feedback is None else decision.feedback,

@@ -1,11 +1,16 @@
-"""The values a host and the guards exchange: a tool event in, a post-tool decision out."""
+"""The values a host and the guards exchange: a tool event in, a post-tool decision out.
+
+They are frozen dataclasses to every reader (``dataclasses.fields``, ``replace`` and ``asdict`` take them), made with
+``toolguards.values.frozen``: a hook process that builds them never imports ``dataclasses``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
+
+from .values import field, frozen
 
 __all__ = ["OUTCOMES", "ContextEntry", "OutcomeKind", "PostToolDecision", "Reminder", "ReminderOutcome", "ToolCall",
            "ToolEvent"]
@@ -30,7 +35,7 @@ class ToolCall(Protocol):
     def error(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolEvent:
     """One executed (or denied) tool call, as the host saw it after execution.
 
@@ -48,7 +53,7 @@ class ToolEvent:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Reminder:
     """The facts of one reminder a guard made: which guard, of which kind, about which tool, at which count.
 
@@ -82,7 +87,7 @@ OutcomeKind = Literal["changed", "repeated", "ended"]
 OUTCOMES: tuple[OutcomeKind, ...] = ("changed", "repeated", "ended")
 
 
-@dataclass(frozen=True)
+@frozen
 class ReminderOutcome:
     """What followed one reminder, known once the run it belongs to has ended (``toolguards.outcomes``).
 
@@ -103,7 +108,7 @@ class ReminderOutcome:
                 "delivered": self.delivered, "agent": self.agent}
 
 
-@dataclass(frozen=True, eq=True)
+@frozen
 class ContextEntry:
     """Model-visible text a host appends after the step's tool results, with where it came from.
 
@@ -132,7 +137,7 @@ class ContextEntry:
         return {"text": self.text, "source": dict(self.source), "metadata": dict(self.metadata)}
 
 
-@dataclass(frozen=True)
+@frozen
 class PostToolDecision:
     """What the post-execute chain decided: accept (the default) or block, plus contexts for the model.
 

@@ -9,13 +9,13 @@ hands each guard a ``Call`` per post-execute event and folds the ``Effect``s it 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .canonical import canonicalize
 from .events import ContextEntry, ToolCall
 from .patterns import ToolFilter
 from .stores.base import StateStore, StateType
+from .values import frozen
 
 if TYPE_CHECKING:
     from jinja2 import Template  # guards only render templates: Jinja2 is imported where one is compiled
@@ -83,7 +83,7 @@ def call_key(call: Call) -> tuple[str, str]:
     return call.tool, call.canonical_arguments()
 
 
-@dataclass(frozen=True)
+@frozen
 class Effect:
     """What one guard adds to the decision: contexts to prepend and, only where configured, a block."""
 
@@ -122,7 +122,7 @@ class RemindsOfOneCall(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@frozen
 class TemplateSlot:
     """A kind of template a guard kind renders: its default file name and sample variables to check it at load."""
 
@@ -130,7 +130,7 @@ class TemplateSlot:
     sample: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@frozen
 class TemplateUse:
     """One template a configured guard renders: the guard finds it by ``key``; ``slot`` names its TemplateSlot."""
 
@@ -217,6 +217,10 @@ def digest_function(store: StateStore) -> Digest:
     return _stable_digest if store.stable_digests else _memory_digest
 
 
+def _stable_key_digest(key: tuple[str, ...]) -> int:
+    return _stable_digest(*key)
+
+
 class ChainGuard:
     """A guard that keeps one chain per agent in its store, over the calls its include/exclude patterns track."""
 
@@ -227,6 +231,9 @@ class ChainGuard:
         self._store = store
         self._tracked = ToolFilter(settings.include, settings.exclude)
         self._digest = digest_function(store)
+        #: ``_digest(*key)`` of a call key in one call: in memory, ``hash(key)`` is it (no frame of ours per call)
+        self._key_digest: Callable[[tuple[str, ...]], int] = (
+            _stable_key_digest if store.stable_digests else hash)
 
     def reset(self, agent: Any) -> None:
         """A new user prompt: start the agent's chain afresh."""

@@ -240,7 +240,10 @@ def test_a_counted_event_imports_no_loader_schema_templates_or_plugins(tmp_path)
              # standard-library modules the engine's own modules no longer import on this path (each costs
              # milliseconds against a bare interpreter's twenty): logging only for a warning, threading for its lock,
              # the diagnostics (and their regex) only for a guard file with problems
-             "logging", "traceback", "threading", "decimal", "toolguards.guardfile.diagnostics"}
+             "logging", "traceback", "threading", "decimal", "toolguards.guardfile.diagnostics",
+             # dataclasses imports inspect (with ast, dis and tokenize): the hook's values are toolguards.values';
+             # weakref only for the canonical form's first warning
+             "dataclasses", "inspect", "weakref"}
     assert sorted(found & heavy) == []
 
 

@@ -258,7 +258,8 @@ def test_claude_http_hooks_for_toolguards_serve(project, capsys):
     with pytest.raises(SystemExit) as exit_code:
         run(capsys, "install", "codex", "--http", url)
     assert exit_code.value.code == 2
-    assert capsys.readouterr().err.endswith("\ntoolguards hook install: --http: codex has no http hooks (only claude)\n")
+    assert capsys.readouterr().err.endswith(f"\ntoolguards hook install: --http: {url!r} does not end in /hooks/codex, "
+                                            "the endpoint of toolguards serve for codex\n")  # codex's own: tests/hooks/test_curl_hook
 
 
 def test_claude_http_hooks_carry_the_served_token_from_the_environment(project, capsys):

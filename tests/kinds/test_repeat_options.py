@@ -104,6 +104,19 @@ def test_a_new_run_lifts_the_block():
     assert decide(eng, arguments={"q": "other"}).kind == "accept"
 
 
+def test_a_guard_built_without_the_loader_blocks_below_its_first_threshold_all_the_same():
+    # The loader refuses atCount at or below the first threshold; a guard made from such settings by hand still blocks
+    # from atCount on (the guard skips a run that is too short to remind or block, and knows a block can be shorter).
+    from toolguards.engine import Engine
+    from toolguards.kinds.repeat_tool_reminder import KIND, Block
+    from toolguards.values import replace
+
+    (loaded,) = engine(thresholds=[4], block={"atCount": 5}).guards
+    settings = replace(loaded.settings, block=Block(2, loaded.settings.block.feedback))
+    guard = KIND.create("r", settings, loaded._templates, tg.MemoryStore().bind(KIND.state))
+    assert [decide(Engine([guard])).kind for _ in range(3)] == ["accept", "block", "block"]
+
+
 def test_block_feedback_bare_name_resolves_in_the_kind_folder_and_in_chinese():
     eng = engine(locale="zh", thresholds=[2], block={"atCount": 3, "feedback": "block.j2"})
     decisions = [decide(eng) for _ in range(3)]

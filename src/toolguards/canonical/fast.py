@@ -18,12 +18,14 @@ changes a byte:
   ordered by one dictionary lookup (after a check that every key is a str, since the lookup matches shapes by ==). The
   memo holds about 2 MB at most and starts afresh when full. An object of a shape not seen before costs two to three
   times what a remembered one does, its keys sorted and quoted in Python;
-- the common members (strings, numbers, booleans, null) are printed inside the loop over a container, without a call;
+- the common members (strings, numbers, booleans, null) are printed inside the loop over a container, without a call,
+  and so are the members of a short list (8 or fewer) that is an object's value;
 - a list of more than 8 plain scalars is printed by ``json``'s encoder (in C where CPython has it) in one call, once a
   loop has checked that every member prints there as ``JSON.stringify`` prints it.
 
-Numbers never make it decline: ints within 2**53 and non-integral floats with 1e-4 <= |x| < 1e16 print as Python's repr
-prints them, which is ``Number::toString`` there; every other number goes through ``jsformat.numeric_text``.
+Numbers never make it decline: ints within 2**53 and non-integral floats with 1e-4 <= |x| < 1e16 print as Python's
+str() (their repr) prints them, which is ``Number::toString`` there; every other number goes through
+``jsformat.numeric_text``.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def fast_text(value: Any) -> str | None:
     elif t is dict or t is list or t is tuple:
         out: list[str] = []
         try:
-            if not _print(value, out, 0):
+            if not (_object(value, out, 0) if t is dict else _array(value, out, 0)):
                 return None
         except Exception:  # a container changed while printed, RecursionError near a full stack: the reference decides
             return None
@@ -59,43 +61,78 @@ def fast_text(value: Any) -> str | None:
     return text if text.isascii() or is_clean(text) else None
 
 
-# The two loops below hold the same dispatch on each member's type, written out in each: a call per member would cost
-# a third of the time. 9007199254740992 is 2**53 (a literal: these are the innermost loops); between 1e-4 and 1e16 a
-# non-integral float's repr is its Number::toString.
+# The loops below hold the same dispatch on each member's type, written out in each: a call per member would cost a
+# third of the time. 9007199254740992 is 2**53 (a literal: these are the innermost loops); between 1e-4 and 1e16 a
+# non-integral float's str() is its Number::toString (for these exact types str() is repr(), and quicker to call).
+# ``out.append(...)`` is spelled out each time, never bound to a name: CPython 3.11+ runs that call in place.
 
 
-def _print(x: Any, out: list[str], depth: int) -> bool:
-    """Append the canonical text of the container ``x`` to ``out``; False where the fast path cannot."""
-    if type(x) is dict:
-        if not x:
-            out.append("{}")
-            return True
-        leads = _leads(x)
-        if leads is None:
-            return False
-        for key, lead in leads:
-            out.append(lead)
-            m = x[key]
-            t = type(m)
-            if t is str:
-                out.append(quote(m))
-            elif t is int and -9007199254740992 <= m <= 9007199254740992:
-                out.append(int.__repr__(m))
-            elif t is float and (1e-4 <= m < 1e16 or -1e16 < m <= -1e-4) and not m.is_integer():
-                out.append(float.__repr__(m))
-            elif t is bool:
-                out.append("true" if m else "false")
-            elif m is None:
-                out.append("null")
-            elif t is dict or t is list or t is tuple:
-                if depth >= MAX_DEPTH or not _print(m, out, depth + 1):
-                    return False
-            elif t is int or t is float:
-                out.append(numeric_text(m))
-            else:
-                return False
-        out.append("}")
+def _object(x: dict[Any, Any], out: list[str], depth: int) -> bool:
+    """Append the canonical text of the dict ``x`` to ``out``; False where the fast path cannot."""
+    if not x:
+        out.append("{}")
         return True
+    leads = _leads(x)
+    if leads is None:
+        return False
+    for key, lead in leads:
+        out.append(lead)
+        m = x[key]
+        t = type(m)
+        if t is str:
+            out.append(quote(m))
+        elif t is int and -9007199254740992 <= m <= 9007199254740992:
+            out.append(str(m))
+        elif t is list or t is tuple:
+            if depth >= MAX_DEPTH:
+                return False
+            if len(m) > _SHORT_LIST or not m:
+                if not _array(m, out, depth + 1):
+                    return False
+                continue
+            # A short list, printed here rather than by a call of its own (a dict of small lists is common).
+            sep = "["
+            for n in m:
+                out.append(sep)
+                sep = ","
+                tn = type(n)
+                if tn is str:
+                    out.append(quote(n))
+                elif tn is int and -9007199254740992 <= n <= 9007199254740992:
+                    out.append(str(n))
+                elif tn is bool:
+                    out.append("true" if n else "false")
+                elif n is None:
+                    out.append("null")
+                elif tn is float and (1e-4 <= n < 1e16 or -1e16 < n <= -1e-4) and not n.is_integer():
+                    out.append(str(n))
+                elif tn is dict or tn is list or tn is tuple:
+                    if depth + 1 >= MAX_DEPTH or not (_object if tn is dict else _array)(n, out, depth + 2):
+                        return False
+                elif tn is int or tn is float:
+                    out.append(numeric_text(n))
+                else:
+                    return False
+            out.append("]")
+        elif t is bool:
+            out.append("true" if m else "false")
+        elif m is None:
+            out.append("null")
+        elif t is float and (1e-4 <= m < 1e16 or -1e16 < m <= -1e-4) and not m.is_integer():
+            out.append(str(m))
+        elif t is dict:
+            if depth >= MAX_DEPTH or not _object(m, out, depth + 1):
+                return False
+        elif t is int or t is float:
+            out.append(numeric_text(m))
+        else:
+            return False
+    out.append("}")
+    return True
+
+
+def _array(x: list[Any] | tuple[Any, ...], out: list[str], depth: int) -> bool:
+    """Append the canonical text of the list or tuple ``x`` to ``out``; False where the fast path cannot."""
     if len(x) > _SHORT_LIST and _plain_scalars(x):
         out.append(_encode_list(x))
         return True
@@ -110,16 +147,19 @@ def _print(x: Any, out: list[str], depth: int) -> bool:
         if t is str:
             out.append(quote(m))
         elif t is int and -9007199254740992 <= m <= 9007199254740992:
-            out.append(int.__repr__(m))
+            out.append(str(m))
+        elif t is dict:
+            if depth >= MAX_DEPTH or not _object(m, out, depth + 1):
+                return False
+        elif t is list or t is tuple:
+            if depth >= MAX_DEPTH or not _array(m, out, depth + 1):
+                return False
         elif t is float and (1e-4 <= m < 1e16 or -1e16 < m <= -1e-4) and not m.is_integer():
-            out.append(float.__repr__(m))
+            out.append(str(m))
         elif t is bool:
             out.append("true" if m else "false")
         elif m is None:
             out.append("null")
-        elif t is dict or t is list or t is tuple:
-            if depth >= MAX_DEPTH or not _print(m, out, depth + 1):
-                return False
         elif t is int or t is float:
             out.append(numeric_text(m))
         else:

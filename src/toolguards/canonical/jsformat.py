@@ -9,10 +9,15 @@ first in numeric order, then the rest by UTF-16 code units.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import math
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "SAFE_INT",
@@ -29,7 +34,6 @@ __all__ = [
 quote = json.encoder.encode_basestring
 #: Integers up to this size print exactly; beyond it JavaScript sees the nearest double.
 SAFE_INT = 2**53
-_ABOVE_D7FF = re.compile("[\ud800-\U0010ffff]")  # where code point order and UTF-16 order can part
 
 
 def is_clean(s: str) -> bool:
@@ -75,14 +79,36 @@ def numeric_text(x: int | float) -> str:
     return str(x) if type(x) is int else number_text(x) if math.isfinite(x) else "null"
 
 
-_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+# The three patterns are compiled on first use: together about a millisecond, which a process that handles one hook
+# event (whose keys are plain ASCII names, whose text holds no surrogate) never needs to pay.
+
+
+@functools.cache
+def _surrogate_pair() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+@functools.cache
+def _above_d7ff() -> re.Pattern[str]:
+    """Where code point order and UTF-16 order can part."""
+    return re.compile("[\ud800-\U0010ffff]")
+
+
+@functools.cache
+def _index_key() -> Callable[[str], re.Match[str] | None]:
+    """The array-index keys "0".."4294967294" with no leading zero, as one C-level match (filter() runs it without a
+    frame)."""
+    return re.compile(
+        "0|[1-9][0-9]{0,8}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}"
+        "|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-4]"
+    ).fullmatch
 
 
 def pair_up(s: str) -> str:
     """``s`` with each adjacent high+low surrogate joined into the one character JavaScript sees."""
     # The round trip through UTF-16 calls an error handler per surrogate, so it runs only where a pair is (rare:
     # json.loads already joins escaped pairs).
-    if not _SURROGATE_PAIR.search(s):
+    if not _surrogate_pair().search(s):
         return s
     return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
@@ -98,25 +124,19 @@ def string_text(s: str) -> str:
 
 # Key order.
 
-# The array-index keys "0".."4294967294" with no leading zero, as one C-level match (filter() runs it without a frame).
-_INDEX_KEY = re.compile(
-    "0|[1-9][0-9]{0,8}|[1-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}"
-    "|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-4]"
-).fullmatch
-
 
 def js_sorted(keys: list[str]) -> list[str]:
     """``keys`` in the order JavaScript enumerates an object built with them sorted."""
     ordered = sorted(keys)
     # Array-index keys start with a digit, so in code point order they all come before ":" (among a few others).
     low = bisect.bisect_left(ordered, ":")
-    index = list(filter(_INDEX_KEY, ordered[:low]))
+    index = list(filter(_index_key(), ordered[:low])) if low else []
     if index:
         index.sort(key=int)
-        rest = list(itertools.filterfalse(_INDEX_KEY, ordered[:low])) + ordered[low:]
+        rest = list(itertools.filterfalse(_index_key(), ordered[:low])) + ordered[low:]
     else:
         rest = ordered
     joined = "".join(rest)
-    if joined.isascii() or not _ABOVE_D7FF.search(joined):
+    if joined.isascii() or not _above_d7ff().search(joined):
         return index + rest
     return index + sorted(rest, key=lambda k: k.encode("utf-16-be", "surrogatepass"))

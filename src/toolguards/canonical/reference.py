@@ -32,7 +32,6 @@ import contextlib
 import json
 import math
 import sys
-import weakref
 from collections.abc import Mapping
 from enum import Enum
 from types import ModuleType
@@ -41,9 +40,15 @@ from typing import Any
 from ..warnings_once import warn
 from .jsformat import is_clean, js_sorted, number_text, numeric_text, pair_up, quote, string_text
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from weakref import WeakSet
+
 __all__ = ["reference_text", "unrepresentable"]
 
-_warned: weakref.WeakSet[type] = weakref.WeakSet()
+#: The types already warned of (held weakly: a class made at run time may go); made with the first warning, so that a
+#: process that meets only JSON values never imports weakref.
+_warned: WeakSet[type] | None = None
 
 
 def reference_text(value: object) -> str:
@@ -265,6 +270,11 @@ def unrepresentable(v: object) -> str:
 
 
 def _warn(v: object, rule: str, text: str | None) -> None:
+    global _warned  # noqa: PLW0603 - made once, on the first warning
+    if _warned is None:
+        from weakref import WeakSet  # noqa: PLC0415
+
+        _warned = WeakSet()
     t = type(v)
     if t not in _warned:
         _warned.add(t)

@@ -220,7 +220,8 @@ def _registration_parser(action: str) -> argparse.ArgumentParser:
         parser.add_argument("--trust", action="store_true",
                             help="codex only: record the hooks' trust as Codex's own /hooks review does")
     add_option(parser, "--dry-run")
-    parser.add_argument("--http", metavar="URL", help="claude only: http hooks posting to URL (toolguards serve)")
+    parser.add_argument("--http", metavar="URL", help="post each event to URL (toolguards serve's /hooks/HOST): "
+                        "claude's http hooks, a curl command for the other hosts (no Python started)")
     if action == "install":
         parser.add_argument("--token-env", metavar="VAR",
                             help="with --http: send the bearer token held in the environment variable VAR")
@@ -229,14 +230,16 @@ def _registration_parser(action: str) -> argparse.ArgumentParser:
 
 def registration(action: str, argv: Sequence[str]) -> int:
     """``toolguards hook install|uninstall HOST …``: 0 done, 1 refused, 2 a usage error."""
-    from ..hooks import host  # noqa: PLC0415
+    from ..hooks import curl, host  # noqa: PLC0415
     from ..hooks.install import ENV_NAME, Registration, run, trusts  # noqa: PLC0415
 
     parser = _registration_parser(action)
     options = parser.parse_args(argv)
     token_env = getattr(options, "token_env", None)  # install only
-    if options.http is not None and not host(options.host).HTTP:
-        parser.error(f"--http: {options.host} has no http hooks (only claude)")
+    if options.http is not None and not host(options.host).HTTP and action == "install":
+        trouble = curl.url_problem(options.http, options.host)  # the host has command hooks only: a curl command
+        if trouble is not None:
+            parser.error(f"--http: {trouble}")
     if token_env is not None:
         if options.http is None:
             parser.error("--token-env: only with --http")

@@ -26,11 +26,11 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import __version__
 from ..engine import Engine, FailureCallback, build_engine, outcome_callback
+from ..values import frozen
 from .reading import MAX_BYTES, MAX_TEMPLATE_BYTES, FileRefused, read_guard_file, read_small_file
 
 try:  # as in toolguards.guard: blake2b without loading OpenSSL
@@ -130,7 +130,7 @@ def _fresh(entry: Mapping[str, Any], key: Mapping[str, Any], raw: bytes) -> bool
     return bool(_locales(roots) == entry["locales"])
 
 
-@dataclass(frozen=True)
+@frozen
 class Following:
     """What a hook or a service asks of outcomes beyond the guard file: a callback, an outcome log that replaces the
     file's own (``--outcome-log``), and the prefix of agent keys for the shadow split (a hook's

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..events import ContextEntry, ToolEvent
+from ..values import frozen
 from . import host as host_module
 from .protocol import HookError, decode
 
@@ -43,7 +43,7 @@ __all__ = ["HookError", "HookRequest", "apply", "parse", "parse_event", "render"
 ELLIPSIS = "…"
 
 
-@dataclass(frozen=True)
+@frozen
 class HookRequest:
     """What one hook event asks for (see the module docstring)."""
 

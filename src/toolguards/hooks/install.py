@@ -20,10 +20,12 @@ it is set), or ``--settings PATH``. Install merges the host's entries (``registe
   runs from any folder and any virtualenv; for ``claude``, ``--http URL`` registers ``{"type": "http", "url": URL}``
   handlers (``toolguards serve``) instead, and ``--token-env VAR`` adds the bearer token a served ``--token-file`` asks
   for, read by Claude Code from the environment variable ``VAR`` (``"headers": {"Authorization": "Bearer ${VAR}"},
-  "allowedEnvVars": [VAR]``: the token itself is never written into the file);
-- an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) — or, with
-  ``--http``, posts to that URL — is updated where it stands, so running install twice leaves one entry; every other
-  hook and setting is kept, in its order;
+  "allowedEnvVars": [VAR]``: the token itself is never written into the file); for the hosts with command hooks
+  only, ``--http URL`` registers a ``curl`` command that posts the event to URL and starts no Python
+  (``toolguards.hooks.curl``; ``--token-env VAR`` sends ``$VAR`` as the token there too);
+- an entry that already runs ``toolguards hook HOST`` (any path to it, or ``python -m toolguards``) or such a curl
+  command for HOST — or, with ``--http``, posts to that URL — is updated where it stands, so running install twice
+  leaves one entry; every other hook and setting is kept, in its order;
 - the file is read as strict JSON: a file that is not valid JSON (comments included), that repeats a key, or whose
   ``hooks`` has an unexpected shape is refused with a message and left untouched. An empty or missing file is a new one;
 - the previous file is kept as ``<file>.toolguards.bak``; the new one is written aside and renamed over it, with the
@@ -46,6 +48,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import sysconfig
 from collections.abc import Collection, Mapping
@@ -53,7 +56,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from . import host, versions
+from . import curl, host, versions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,6 +138,8 @@ def ours(handler: Any, host_name: str, url: str | None = None) -> bool:
     command = handler.get("command")
     if not isinstance(command, str):
         return False
+    if curl.is_curl_hook(command, host_name):
+        return True
     try:
         words = shlex.split(command, posix=os.name != "nt")
     except ValueError:
@@ -409,6 +414,8 @@ def _host_steps(host_name: str) -> HostSteps | None:
 
 
 def _hook(module: Any, options: Registration) -> dict[str, Any]:
+    if options.http is not None and not module.HTTP:
+        return _curl_hook(module, options)
     if options.http is not None:
         hook: dict[str, Any] = {"type": "http", "url": options.http}
         if options.token_env is not None:
@@ -431,4 +438,15 @@ def _hook(module: Any, options: Registration) -> dict[str, Any]:
             raise InstallError(f"the guard file has problems, so nothing was installed: {problems[0]}{more}")
         command += f" --config {_quote(guard_file)}"
     handler: dict[str, Any] = module.handler(command)
+    return handler
+
+
+def _curl_hook(module: Any, options: Registration) -> dict[str, Any]:
+    """The handler of a host with only command hooks that posts each event to ``--http URL`` (hooks.curl)."""
+    program = shutil.which("curl")
+    trouble = curl.curl_problem(program)
+    if trouble is not None or program is None:
+        raise InstallError(f"nothing was installed: {trouble}")
+    assert options.http is not None  # _hook hands over only an http registration
+    handler: dict[str, Any] = module.handler(curl.command(os.path.abspath(program), options.http, options.token_env))
     return handler

@@ -56,7 +56,6 @@ Diagnostics (the file named ``g.yaml``)::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -73,6 +72,7 @@ from ..guard import (
     seen_call_id,
 )
 from ..stores.base import StateStore, StateType
+from ..values import field, frozen
 from ..volatile import NO_PATHS, ArgumentPaths, key_of
 from .fragments import (
     ignore_arguments_schema,
@@ -96,7 +96,7 @@ _CALLS = [
 _SAMPLE = {"calls": _CALLS, "length": 2, "count": 3}
 
 
-@dataclass(frozen=True)
+@frozen
 class CycleSettings:
     """The validated options of one cycle-reminder guard, defaults applied."""
 
@@ -109,7 +109,7 @@ class CycleSettings:
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@frozen
 class CycleFacts(Reminder):
     """A cycle-reminder's facts: the tools of the cycle in order and its length (``tool`` is the call that closed
     it, ``count`` the times the cycle has run)."""

@@ -71,7 +71,6 @@ Diagnostics (the file named ``g.yaml``)::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -90,6 +89,7 @@ from ..guard import (
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
+from ..values import field, frozen
 from ..volatile import NO_NORMALIZERS, NO_PATHS, ArgumentPaths, Normalizers, key_of, normalizers_of, result_of
 from .fragments import (
     ignore_arguments_schema,
@@ -113,7 +113,7 @@ _SAMPLE = {"tool": "read_page", "count": 3, "arguments": '{"offset":20,"url":"ht
 _CACHE_LIMIT = 4096
 
 
-@dataclass(frozen=True)
+@frozen
 class NoProgressSettings:
     """The validated options of one no-progress-reminder guard, defaults applied."""
 

@@ -93,7 +93,6 @@ for arguments with characters above U+FFFF (emoji, rare CJK).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -109,11 +108,10 @@ from ..guard import (
     TemplateUse,
     call_ids_from_json,
     configured_templates,
-    remember_call_id,
-    seen_call_id,
 )
 from ..patterns import ToolFilter
 from ..stores.base import StateStore, StateType
+from ..values import field, field_names, frozen, replace
 from ..volatile import (
     NO_NORMALIZERS,
     NO_PATHS,
@@ -159,7 +157,7 @@ _SAMPLE = {"tool": "grep", "count": 5, "arguments": '{"path":"src","pattern":"TO
 _CACHE_LIMIT = 4096
 
 
-@dataclass(frozen=True)
+@frozen
 class Block:
     """Block from ``at_count`` on, with ``feedback`` rendered from this template."""
 
@@ -167,7 +165,7 @@ class Block:
     feedback: str = f"{NAME}/block.j2"
 
 
-@dataclass(frozen=True)
+@frozen
 class Rules:
     """The settings that decide when a run reminds or blocks (the part an override may change)."""
 
@@ -189,7 +187,7 @@ class Rules:
         return self.repeat_every is not None and count > last and (count - last) % self.repeat_every == 0
 
 
-@dataclass(frozen=True)
+@frozen
 class Override:
     """Rules for the tools matching ``tools``."""
 
@@ -197,7 +195,7 @@ class Override:
     rules: Rules
 
 
-@dataclass(frozen=True)
+@frozen
 class RepeatSettings(Rules):
     """The validated options of one repeat-tool-reminder guard, defaults applied."""
 
@@ -207,7 +205,7 @@ class RepeatSettings(Rules):
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@frozen
 class RepeatReminder(Reminder):
     """A repeat-tool-reminder's facts; ``blocked`` when the same call's decision became a block."""
 
@@ -281,7 +279,7 @@ def _advance(
     else:
         if isinstance(state, TrackedRun):
             last, count, ids, last_result = state
-            if seen_call_id(ids, call_id):
+            if call_id is not None and ids is not None and call_id in ids:  # seen_call_id, inlined: every call
                 return state, None
         else:
             last, count = state
@@ -290,7 +288,8 @@ def _advance(
             same = False  # resultAware: the same call got a different answer, so it is making progress
     count = count + 1 if same else 1
     kept = result if result is not None else (last_result if same else None)
-    ids = remember_call_id(ids, call_id)
+    if call_id is not None:  # remember_call_id, inlined
+        ids = ids[1 - CALL_ID_WINDOW :] + (call_id,) if ids else (call_id,)  # noqa: RUF005 - as remember_call_id
     if ids is None and kept is None:
         return (digest, count), count
     return _new(TrackedRun, (digest, count, ids, kept)), count
@@ -315,12 +314,12 @@ class RepeatToolReminder(ChainGuard):
     def compares(self, tool: str) -> tuple[Rules, KeyOf, ResultOf]:
         """The rules for ``tool``, and how the guard keys its calls and reads their results (replay's report
         follows the chains with these)."""
-        rules, _, key, result = self._rules(tool) if self._overrides else self._plain
+        rules, _, key, result, _ = self._rules(tool) if self._overrides else self._plain
         return rules, key, result
 
     def _rules(self, tool: str) -> _Plan:
-        """The rules for ``tool``, its block template's key prefix and its comparisons: the first matching override,
-        else the guard's."""
+        """The rules for ``tool``, its block template's key prefix, its comparisons and the run length below which it
+        is silent: the first matching override's, else the guard's."""
         found = self._rules_cache.get(tool)
         if found is None:
             matches = (plan for match, plan in self._overrides if match(tool))
@@ -339,13 +338,13 @@ class RepeatToolReminder(ChainGuard):
         tool = call.tool
         if not self._tracked(tool):
             return None
-        rules, prefix, key_of_call, result_of_call = self._rules(tool) if self._overrides else self._plain
+        rules, prefix, key_of_call, result_of_call, quiet = self._rules(tool) if self._overrides else self._plain
         key = key_of_call(call)
-        digest = self._digest(*key)
+        digest = self._key_digest(key)
         result = result_of_call(call) if rules.result_aware else None
         result_digest = None if result is None else self._digest(result)
         count = self._store.update(call.agent, partial(_advance, digest, call.event.call_id, result_digest))
-        if count is None:
+        if count is None or count < quiet:  # most calls: a run too short to remind or block
             return None
         fires = rules.fires(count)
         blocks = rules.block is not None and count >= rules.block.at_count
@@ -367,12 +366,19 @@ class RepeatToolReminder(ChainGuard):
         return self._templates["truncated"].render(head=canonical[:cap], omitted=len(canonical) - cap)
 
 
-#: What the guard uses for one tool: its rules, its block template's key prefix, how it keys calls and reads results.
-_Plan = tuple[Rules, str, KeyOf, ResultOf]
+#: What the guard uses for one tool: its rules, its block template's key prefix, how it keys calls and reads results,
+#: and the shortest run that may remind or block.
+_Plan = tuple[Rules, str, KeyOf, ResultOf, int]
 
 
 def _plan(rules: Rules, prefix: str) -> _Plan:
-    return rules, prefix, key_of(rules.ignore_arguments), result_of(rules.result_normalizers)
+    return rules, prefix, key_of(rules.ignore_arguments), result_of(rules.result_normalizers), _quiet_below(rules)
+
+
+def _quiet_below(rules: Rules) -> int:
+    """The shortest run that may remind or block (a block starts above the first threshold, which the kind checks;
+    the smaller of the two all the same)."""
+    return min(rules.thresholds[0], rules.block.at_count) if rules.block is not None else rules.thresholds[0]
 
 
 def _rules(config: Mapping[str, Any], base: Rules) -> Rules:
@@ -483,7 +489,7 @@ class RepeatToolReminderKind:
         """Settings from a schema-valid config mapping (integral floats become ints, thresholds sorted)."""
         rules = _rules(config, Rules())
         return RepeatSettings(
-            **{name: getattr(rules, name) for name in Rules.__dataclass_fields__},
+            **{name: getattr(rules, name) for name in field_names(Rules)},
             include=tuple(config.get("include", ())),
             exclude=tuple(config.get("exclude", ())),
             overrides=tuple(Override(tuple(o["tools"]), _rules(o, rules)) for o in config.get("overrides", ())),

@@ -57,7 +57,6 @@ Diagnostics (the file named ``g.yaml``)::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -74,6 +73,7 @@ from ..guard import (
     seen_call_id,
 )
 from ..stores.base import StateStore, StateType
+from ..values import field, frozen
 from ..volatile import NO_NORMALIZERS, Normalizers, error_text_of, normalizers_of
 from .fragments import (
     normalizer_problems,
@@ -99,7 +99,7 @@ def error_key(error: str) -> str:
     return " ".join(error.split())[:ERROR_KEY_CHARS]
 
 
-@dataclass(frozen=True)
+@frozen
 class ErrorSettings:
     """The validated options of one repeated-error-reminder guard, defaults applied."""
 
@@ -111,7 +111,7 @@ class ErrorSettings:
     templates: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True)
+@frozen
 class ErrorFacts(Reminder):
     """A repeated-error-reminder's facts, with the error as the chain compares it."""
 

@@ -20,11 +20,11 @@ A Claude Code ``http`` hook posts here (``toolguards hook install claude --http 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from urllib.parse import quote
 
 from ..hooks import HOSTS, HookError
 from ..hooks.driver import HookRequest, apply, parse, render
+from ..values import replace
 from .service import RequestError, Service
 
 __all__ = ["HOSTS", "answer", "hook_agent"]

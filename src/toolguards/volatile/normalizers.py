@@ -24,13 +24,14 @@ has normalizers.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..values import frozen
 
 __all__ = ["MAX_DEPTH", "NO_NORMALIZERS", "Normalizer", "Normalizers", "normalizers_of"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Normalizer:
     """One ``{pattern, replacement}`` entry."""
 
@@ -38,16 +39,39 @@ class Normalizer:
     replacement: str = ""
 
 
-@dataclass(frozen=True)
 class Normalizers:
-    """An ordered list of normalizers, compiled by RE2 once."""
+    """An ordered list of normalizers, compiled by RE2 once; a value like a frozen dataclass of its ``items`` (equal,
+    hashed and shown by them), written out so that a guard file without normalizers imports nothing more."""
 
-    items: tuple[Normalizer, ...] = ()
-    problems: tuple[tuple[int, str], ...] = field(default=(), init=False, compare=False, repr=False)
-    _compiled: tuple[tuple[Any, bytes], ...] = field(default=(), init=False, compare=False, repr=False)
-    _unanchored: Any = field(default=None, init=False, compare=False, repr=False)
+    __slots__ = ("_compiled", "_unanchored", "items", "problems")
 
-    def __post_init__(self) -> None:
+    items: tuple[Normalizer, ...]
+    #: (index, message) of each entry RE2 refused, for the loader to report with its position
+    problems: tuple[tuple[int, str], ...]
+    _compiled: tuple[tuple[Any, bytes], ...]
+    _unanchored: Any
+
+    def __init__(self, items: tuple[Normalizer, ...] = ()) -> None:
+        set_ = object.__setattr__
+        set_(self, "items", tuple(items))
+        set_(self, "problems", ())
+        set_(self, "_compiled", ())
+        set_(self, "_unanchored", None)
+        self._compile()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return self.items == other.items if type(other) is Normalizers else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.items)
+
+    def __repr__(self) -> str:
+        return f"Normalizers(items={self.items!r})"
+
+    def _compile(self) -> None:
         if not self.items:
             return
         compiled, problems = [], []

@@ -19,7 +19,6 @@ the value itself when nothing matched, so that the key of a call without those p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["NO_PATHS", "ArgumentPaths", "PathError", "format_path", "parse_path"]
@@ -79,28 +78,49 @@ def format_path(segments: Sequence[str | None]) -> str:
     )
 
 
-@dataclass
 class _Node:
     """The paths that continue below one place: by key name, under ``*``, and whether a path ends here."""
 
-    ends: bool = False
-    keys: dict[str, _Node] = field(default_factory=dict)
-    any: _Node | None = None
+    __slots__ = ("any", "ends", "keys")
+
+    def __init__(self) -> None:
+        self.ends = False
+        self.keys: dict[str, _Node] = {}
+        self.any: _Node | None = None
 
 
-@dataclass(frozen=True)
 class ArgumentPaths:
-    """The ``ignoreArguments`` of a guard (or of an override): their texts as written, parsed once.
+    """The ``ignoreArguments`` of a guard (or of an override): their texts as written, parsed once; a value like a
+    frozen dataclass of its ``texts`` (equal, hashed and shown by them).
 
     A text that is not a path is kept in ``problems`` (its index, the message) rather than raised, so that the guard
     file's loader reports it with its position; such settings never build a guard.
     """
 
-    texts: tuple[str, ...] = ()
-    problems: tuple[tuple[int, str], ...] = field(default=(), init=False, compare=False, repr=False)
-    _root: _Node = field(default_factory=_Node, init=False, compare=False, repr=False)
+    __slots__ = ("_root", "problems", "texts")
 
-    def __post_init__(self) -> None:
+    texts: tuple[str, ...]
+    problems: tuple[tuple[int, str], ...]
+    _root: _Node
+
+    def __init__(self, texts: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "texts", tuple(texts))
+        object.__setattr__(self, "_root", _Node())
+        self._parse()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return self.texts == other.texts if type(other) is ArgumentPaths else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.texts)
+
+    def __repr__(self) -> str:
+        return f"ArgumentPaths(texts={self.texts!r})"
+
+    def _parse(self) -> None:
         problems = []
         for index, text in enumerate(self.texts):
             try:
