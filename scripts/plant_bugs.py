@@ -46,12 +46,12 @@ BUGS = [
         "                if event.agent is None or not self.guards:", "                if not self.guards:"),
     Bug("a config error replaced by the default", "guardfile/loader.py",
         "    return engine_of(check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, "
-        "locale),\n                     stores=stores, on_failure=on_failure)\n",
+        "locale),\n                     stores=stores, on_failure=on_failure, on_outcome=on_outcome)\n",
         "    try:\n"
         "        checked = check_bytes(display, read_guard_file(display, path), Path(path).resolve().parent, locale)\n"
         "    except ConfigError:\n"
-        "        return load_default(locale=locale, stores=stores, on_failure=on_failure)\n"
-        "    return engine_of(checked, stores=stores, on_failure=on_failure)\n"),
+        "        return load_default(locale=locale, stores=stores, on_failure=on_failure, on_outcome=on_outcome)\n"
+        "    return engine_of(checked, stores=stores, on_failure=on_failure, on_outcome=on_outcome)\n"),
 ]
 
 
