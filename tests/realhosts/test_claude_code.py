@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from conftest import FIRST, FIXTURES, detailed
+from support.after_reminder import figures, one_tools_cost, report, rows, shown, summary
 from support.anthropic_api import tool_use_id
 from support.claude_host import ClaudeHome, ClaudeRun, HookContext, hook_contexts, run_claude, sanitized
 from support.hooks import TOOLGUARDS
@@ -250,6 +251,23 @@ def test_the_transcript_records_the_reminders_the_hook_added(live):
     assert attached == {call_id: texts for call_id, texts in delivered(live.run).items() if texts}
 
 
+def test_the_delivered_reminders_and_what_followed_them(live, tmp_path):
+    """``replay --summary`` finds the two reminders the transcript records (the attachments above) as delivered,
+    with their outcomes and the turns' tokens, and ``report`` shows the same figures."""
+    found = summary(live.run.transcript, live.guard_file, "--strict")
+    model = live.run.turns[0].body["model"]  # the scripted model names itself after the request's
+    # after the 3rd call (the first reminder) the model sent the same call three more times, and after the 5th (the
+    # detailed one) once more; its next turn was the text answer, which ended the prompt: both were repeated
+    assert rows(found) == [
+        ("repeat-tool-reminder", "detailed", "Bash", model, True, 1, 0, 1, 0, 1),
+        ("repeat-tool-reminder", "first", "Bash", model, True, 1, 0, 1, 0, 3),
+    ]
+    # every turn says 1 in, 1 out (message.usage, as the scripted model streams it): seven turns, the six that made
+    # the calls in the loop, the 4th to 6th after the first reminder
+    assert found["cost"] == one_tools_cost("Bash", {"input": 1, "output": 1}, 7, 6, 3)
+    assert shown(report(live.run.transcript, live.guard_file, tmp_path / "page.html")) == figures(found)
+
+
 # A call Claude Code refuses at its permission step (Write, not in --allowedTools) fires no PostToolUse and no
 # PostToolUseFailure: only PostToolBatch reports it. Three refused calls in a row, then one that fails.
 FAILING = {"command": "ls no-such-file", "description": "List a missing file"}
@@ -280,6 +298,37 @@ def test_replaying_the_refused_run_gives_the_same_reminder_at_the_same_call(refu
     live_reminders = delivered(refused.run)
     assert live_reminders == {tool_use_id(0): [], tool_use_id(1): [], tool_use_id(2): [FIRST], tool_use_id(3): []}
     assert replayed(refused.run.transcript, refused.guard_file) == live_reminders
+
+
+def test_the_reminder_delivered_with_the_batch_and_what_followed_it(refused, tmp_path):
+    """The reminder a ``PostToolBatch`` hook gave (Claude Code hands it over as a system message of its own) is found
+    in the transcript as delivered, with its outcome, and ``report`` shows the same figures."""
+    found = summary(refused.run.transcript, refused.guard_file, "--strict")
+    model = refused.run.turns[0].body["model"]
+    # after the 3rd refused Write (the first reminder) the model's next call was the failing Bash: another call
+    assert rows(found) == [("repeat-tool-reminder", "first", "Write", model, True, 1, 1, 0, 0, 0)]
+    # five turns of 1 in, 1 out; the three Writes' turns are the loop, and no turn of it came after the reminder
+    assert found["cost"] == one_tools_cost("Write", {"input": 1, "output": 1}, 5, 3, 0)
+    assert shown(report(refused.run.transcript, refused.guard_file, tmp_path / "page.html")) == figures(found)
+
+
+def kinds(entries: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """Each transcript entry's type, and its attachment's."""
+    return [(entry["type"], (entry.get("attachment") or {}).get("type")) for entry in entries]
+
+
+def test_the_kept_batch_transcript_is_what_claude_code_writes_today(refused):
+    """``tests/fixtures/claude-code/outcomes-batch.jsonl`` is a transcript of this run, sanitized (the unit tests
+    replay it): Claude Code still writes the same entries, the batch hook's context in the same shape, under an id
+    of its own rather than the call's."""
+    kept = [json.loads(line) for line in (KEPT / "outcomes-batch.jsonl").read_text(encoding="utf-8").splitlines()]
+    written = refused.run.entries()
+    assert kinds(written) == kinds(kept)
+    (context,), (kept_context,) = ([entry for entry in entries if entry.get("attachment", {}).get("type")
+                                    == "hook_additional_context"] for entries in (written, kept))
+    assert shape(context) == shape(kept_context)
+    assert context["attachment"]["hookName"] == "PostToolBatch"
+    assert context["attachment"]["toolUseID"].startswith("hook-")
 
 
 def test_a_failing_call_is_reported_with_its_error(refused):

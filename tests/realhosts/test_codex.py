@@ -27,13 +27,15 @@ import pytest
 import tomlkit
 
 from conftest import FIRST, FIXTURES, detailed, require
+from support.after_reminder import figures, one_tools_cost, report, rows, shown, summary
 from support.codex_app_server import hooks_list
 from support.hooks import codex_problems
-from support.openai_responses_api import SHELL_TOOL, ResponsesApi, config_toml, input_items, message_text
+from support.openai_responses_api import MODEL, SHELL_TOOL, ResponsesApi, config_toml, input_items, message_text
 from support.real_hosts import host_program
 from support.scripted_model import Request, ScriptedModel, Text, ToolCall
 from toolguards.hooks import codex
 from toolguards.hooks.codex_trust import hook_entries, hook_states, trust_status
+from toolguards.resources import default_guard_file
 
 TOOLGUARDS = Path(sys.executable).parent / "toolguards"
 COMMAND = "echo probe"
@@ -239,6 +241,41 @@ def test_replaying_the_rollout_gives_the_live_reminders_at_the_same_calls(truste
     # the untrusted run's rollout holds the same calls: replay shows what the hook would have said
     assert list(live(untrusted.rollout())) == []
     assert replayed(untrusted.rollout(), untrusted.env) == expected
+
+
+def installed_guard_file(done: Run) -> Path:
+    """The guard file the installed hook ran with: its command's ``--config``, else the shipped default (what
+    ``toolguards hook`` reads without one)."""
+    hooks = json.loads((done.project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+    (command,) = {handler["command"] for groups in hooks["hooks"].values() for group in groups
+                  for handler in group["hooks"]}
+    words = shlex.split(command)
+    return Path(words[words.index("--config") + 1]) if "--config" in words else default_guard_file()
+
+
+def test_the_delivered_reminders_and_what_followed_them_beside_the_untrusted_runs_control(trusted, untrusted,
+                                                                                          tmp_path):
+    """``replay --summary`` finds the two developer messages of the trusted run as delivered reminders, with their
+    outcomes and the turns' tokens; the untrusted run, the same calls with nothing delivered, gives the same points
+    as would-fire ones, the control; ``report`` shows the same figures."""
+    found = summary(trusted.rollout(), installed_guard_file(trusted), env=trusted.env)
+    # after call_2 (the 3rd call: the first reminder) the model sent the same command three more times, and after
+    # call_4 (the 5th: the detailed one) once more; its next turn was the text answer, which ended the task: both
+    # were repeated
+    expected = [
+        ("repeat-tool-reminder", "detailed", "Bash", MODEL, True, 1, 0, 1, 0, 1),
+        ("repeat-tool-reminder", "first", "Bash", MODEL, True, 1, 0, 1, 0, 3),
+    ]
+    assert rows(found) == expected
+    # every turn says 10 in, 5 out (token_usage_record, from the scripted model's response.completed): seven turns,
+    # the six that made the calls in the loop, the 4th to 6th after the first reminder
+    assert found["cost"] == one_tools_cost("Bash", {"input": 10, "output": 5}, 7, 6, 3)
+    control = summary(untrusted.rollout(), installed_guard_file(untrusted), env=untrusted.env)
+    assert rows(control) == [(*row[:4], False, *row[5:]) for row in expected]
+    assert control["cost"] == found["cost"]
+    for name, done, document in (("trusted", trusted, found), ("untrusted", untrusted, control)):
+        page = report(done.rollout(), installed_guard_file(done), tmp_path / f"{name}.html", env=done.env)
+        assert shown(page) == figures(document)
 
 
 #: Handlers of every shape the hash normalizes: defaults, a timeout of 0, matchers (none, empty, ignored), the

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from support.after_reminder import figures, report, shown, summary
 from support.gemini_cli import SCRIPT, Run, run_gemini, toolguards_command
 from toolguards.resources import shipped_guard_file
 
@@ -40,3 +41,11 @@ def test_the_delivered_reminders_and_their_outcomes(loop):
     # turns, and the one after the 3rd call
     assert found["cost"]["tokens_in_loops"] == {"input": 400, "output": 40}
     assert found["cost"]["tokens_after_reminder"] == {"input": 100, "output": 10}
+
+
+def test_the_report_shows_the_same_figures(loop, tmp_path):
+    (chat,) = loop.chat_files()
+    guard_file = shipped_guard_file("gemini-cli.yaml")
+    found = summary(chat, guard_file)
+    assert shown(report(chat, guard_file, tmp_path / "page.html")) == figures(found)
+    assert len(found["outcomes"]) == 3  # the rows the test above pins

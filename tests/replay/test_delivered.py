@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SHARED_FIXTURES
+from support.after_reminder import figures, shown
 from toolguards.cli import main
 
 FIXTURES = REPO / "tests" / "fixtures"
 CLAUDE = FIXTURES / "claude-code" / "outcomes.jsonl"  # Claude Code 2.1.197: Bash A×4, B, A×3, then text
 CODEX = FIXTURES / "codex" / "outcomes-rollout.jsonl"  # Codex 0.171: the same script, exec_command (replayed as Bash, the name its hook sees)
+CLAUDE_BATCH = FIXTURES / "claude-code" / "outcomes-batch.jsonl"  # Claude Code 2.1.197: Write ×3 refused, a failing Bash
 GEMINI = FIXTURES / "gemini" / "chat.jsonl"  # Gemini CLI 0.61: a failing call, then one call ×4, then its loop note
 
 
@@ -50,6 +52,15 @@ def test_the_reminders_a_real_host_delivered_and_what_followed(tmp_path, capsys,
     assert found["cost"]["tokens_after_reminder"] == per_turn
     assert found["cost"]["tools"][tool]["tokens_in_loops"] == found["cost"]["tokens_in_loops"]
     assert found["cost"]["dollars_in_loops"] is None
+
+
+def test_a_reminder_claude_code_delivered_through_the_batch_hook(tmp_path, capsys):
+    """A ``PostToolBatch`` hook's context is recorded under an id of its own (``hook-<uuid>``), not the call's: it is
+    still the reminder after the call before it."""
+    found = document(capsys, "--config", guard_file(tmp_path, "[3, 5, 8]", "[TodoWrite]"), str(CLAUDE_BATCH))
+    # after the 3rd refused Write the model's next call was the Bash: another call
+    assert found["outcomes"] == [row("repeat-tool-reminder", "first", "Write", "claude-opus-4-8", True, 1, 1, 0, 0, 0)]
+    assert found["cost"]["tokens_in_loops"] == {"input": 3, "output": 3}
 
 
 def test_gemini_clis_hook_contexts_and_its_own_loop_note(tmp_path, capsys):
@@ -107,20 +118,9 @@ def test_the_reference_harness_logs_its_own_reminders(capsys):
 
 
 def test_the_reports_section_and_the_json_summary_agree(tmp_path, capsys):
-    import re
-
     config = guard_file(tmp_path, "[3, 5]")
     found = document(capsys, "--config", config, str(CLAUDE), str(CODEX), str(GEMINI))
     page = tmp_path / "page.html"
     assert main(["report", "--config", config, "-o", str(page), str(CLAUDE), str(CODEX), str(GEMINI)]) == 0
-    html = page.read_text(encoding="utf-8")
-    section = html[html.index('<section id="after">'):html.index("</section>", html.index('<section id="after">'))]
-    shown = []
-    for cells in re.findall(r"<tr data-guard=.*?</tr>", section):
-        texts = re.findall(r"<td[^>]*>(.*?)</td>", cells)
-        shown.append([texts[0], texts[1], texts[2], texts[3] or None, texts[4] == "yes", int(texts[5]),
-                      *(int(text.split("/")[0]) for text in texts[6:9]), int(texts[9])])
-    assert shown == [[row[key] for key in ("guard", "template", "tool", "model", "delivered", "reminders", "changed",
-                                           "repeated", "ended", "followed")] for row in found["outcomes"]]
-    tokens = found["cost"]["tokens_in_loops"]
-    assert f'data-tokens="in_loops">{tokens["input"]} / {tokens["output"]}<' in section
+    assert shown(page.read_text(encoding="utf-8")) == figures(found)
+    assert len(found["outcomes"]) == 4 and found["cost"]["tokens_in_loops"]["input"] > 0  # something to compare

@@ -16,9 +16,11 @@ with N parallel calls is N ``assistant`` lines sharing ``message.id`` (its resul
   text too, and count as prompts.
 - ``attachment`` entries with ``attachment.type: "hook_additional_context"`` — the context a hook added after a call
   (``hookName`` ``PostToolUse:<tool>``, ``toolUseID`` the call's id), as Claude Code 2.1 records what it hands the
-  model in a ``<system-reminder>`` after the call's result: each text of ``attachment.content`` is a
-  ``recorded-reminder`` of the entry's agent, with the source ``{"kind": "hook", "host": "claude-code", "hook":
-  <hookName>, "call": <toolUseID>}``. Other attachments pass in silence.
+  model in a ``<system-reminder>`` after the call's result; a ``PostToolBatch`` hook's (``hookName``
+  ``PostToolBatch``, ``toolUseID`` an id of its own, ``hook-<uuid>``: 2.1.197) after the batch's results: each text
+  of ``attachment.content`` is a ``recorded-reminder`` of the entry's agent, after the calls before it, with the
+  source ``{"kind": "hook", "host": "claude-code", "hook": <hookName>, "call": <toolUseID>}``. Other attachments
+  pass in silence.
 - token usage: the first line of each model response (``message.id``) gives a ``usage`` record before its calls:
   ``message.usage`` ``input_tokens`` + ``cache_creation_input_tokens`` + ``cache_read_input_tokens`` in,
   ``output_tokens`` out, ``message.model`` the model (the response's other lines repeat the same usage).
