@@ -138,3 +138,61 @@ def test_bad_messages_come_in_their_place_and_reading_carries_on():
 def test_a_conversation_with_no_tool_calls():
     messages = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "content": "hello"}]
     assert read(json.dumps(messages)) == [Record("pre-step", 1, agent="main", user_prompt=True)]
+
+
+# --- usage: the Messages API's response objects, logged as the assistant messages --------------------------------
+
+
+def response(content: list[dict[str, object]], usage_object: object, model: object = "claude-sonnet-4-5-20250929") -> dict[str, object]:
+    """A Messages API response object, as the API returns it: itself an assistant message."""
+    return {"id": "msg_01", "type": "message", "role": "assistant", "model": model, "content": content,
+            "stop_reason": "tool_use", "stop_sequence": None, "usage": usage_object}
+
+
+def counts(fresh: object, created: object, read_tokens: object, output: object) -> dict[str, object]:
+    return {"input_tokens": fresh, "cache_creation_input_tokens": created, "cache_read_input_tokens": read_tokens,
+            "output_tokens": output, "service_tier": "standard",
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}}
+
+
+TURN = Record("usage", 1, agent="main", model="claude-sonnet-4-5-20250929", input_tokens=1234, output_tokens=56)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        pytest.param(response([use("t1", "grep", {"q": "x"})], counts(4, 230, 1000, 56)),
+                     [TURN, call(1, "grep", {"q": "x"}, "t1")],
+                     id="input_tokens + cache_creation_input_tokens + cache_read_input_tokens in, before the calls"),
+        pytest.param(response([{"type": "text", "text": "Done."}], {"input_tokens": 1234, "output_tokens": 56}),
+                     [TURN], id="a turn with no call; no cache counts: 0"),
+        pytest.param(response([], counts(1234, None, "9", 56), model=7), [TURN._replace(model=None)],
+                     id="a count that is not an integer is 0; a model that is not a string is none"),
+        pytest.param({"role": "assistant", "content": "Done.", "usage": counts(1, 2, 3, 4)},
+                     [Record("usage", 1, agent="main", input_tokens=6, output_tokens=4)],
+                     id="a plain assistant message with usage, without a model"),
+        pytest.param(response([use("t1", "grep", {})], None), [call(1, "grep", {}, "t1")], id="usage null: no turn"),
+        pytest.param(response([use("t1", "grep", {})], [1, 2]),
+                     [Record("skipped", 1, text='"usage" must be an object, not an array'), call(1, "grep", {}, "t1")],
+                     id="usage of another type: skipped, the calls read"),
+        pytest.param({"role": "user", "content": "hi", "usage": counts(1, 1, 1, 1)},
+                     [Record("pre-step", 1, agent="main", user_prompt=True)], id="a user message's usage is not a turn"),
+    ],
+)
+def test_an_assistant_messages_usage_is_its_turn(message, expected):
+    assert read(json.dumps(message) + "\n", "messages.jsonl") == expected
+
+
+def test_a_list_of_requests_and_responses_keeps_each_turns_line():
+    messages = [{"role": "user", "content": "Go."},
+                response([use("t1", "grep", {"q": "x"})], counts(4, 230, 1000, 56)),
+                {"role": "user", "content": [answer("t1", "found")]},
+                response([{"type": "text", "text": "Found."}], counts(1300, 0, 0, 7))]
+    text = json.dumps(messages, indent=1)
+    starts = [number for number, line in enumerate(text.split("\n"), 1) if line == " {"]
+    assert read(text) == [
+        Record("pre-step", starts[0], agent="main", user_prompt=True),
+        TURN._replace(line=starts[1]),
+        call(starts[1], "grep", {"q": "x"}, "t1", "found"),
+        Record("usage", starts[3], agent="main", model="claude-sonnet-4-5-20250929", input_tokens=1300, output_tokens=7),
+    ]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from conftest import SHARED_FIXTURES, require_shared
-from toolguards.replay.importers import read_records
+from toolguards.replay.importers import detect_format, read_records
 from toolguards.replay.records import InputError, Record
 
 FIXTURES = SHARED_FIXTURES / "transcripts"
@@ -200,3 +202,106 @@ def test_a_conversation_with_no_tool_calls():
     assert read(json.dumps(messages)) == [Record("pre-step", 1, agent="main", user_prompt=True)]
     assert read("") == []
     assert read("[]") == []
+
+
+# --- usage: on an assistant message, or a Chat Completions response object ------------------------------------
+
+GPT = "gpt-4o-2024-08-06"
+
+
+def chat_usage(prompt: object = 1234, completion: object = 56) -> dict[str, object]:
+    """A Chat Completions usage object: cached and reasoning tokens are parts of the two counts, not added to them."""
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": 1290,
+            "prompt_tokens_details": {"cached_tokens": 1024, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 20, "audio_tokens": 0, "accepted_prediction_tokens": 0,
+                                          "rejected_prediction_tokens": 0}}
+
+
+def completion(message: object, usage_object: object = None, **members: object) -> dict[str, object]:
+    """A Chat Completions response object, as the API returns it."""
+    response: dict[str, object] = {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1760000000, "model": GPT,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "tool_calls"}],
+        "usage": chat_usage() if usage_object is None else usage_object, "service_tier": "default",
+        "system_fingerprint": "fp_1",
+    }
+    return response | members
+
+
+TURN = Record("usage", 1, agent="main", model=GPT, input_tokens=1234, output_tokens=56)
+GREP = Record("post-execute", 1, agent="main", tool="grep", arguments={"q": "x"}, call_id="a")
+WITH_CALL = assistant(("a", "grep", '{"q": "x"}'))
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param(WITH_CALL | {"model": GPT, "usage": chat_usage()}, [TURN, GREP],
+                     id="prompt_tokens in, completion_tokens out, before the calls"),
+        pytest.param(WITH_CALL | {"model": GPT, "usage": {"input_tokens": 1234, "output_tokens": 56, "total_tokens": 1290,
+                                                          "input_tokens_details": {"cached_tokens": 1024},
+                                                          "output_tokens_details": {"reasoning_tokens": 20}}},
+                     [TURN, GREP], id="the Responses API's input_tokens and output_tokens"),
+        pytest.param(WITH_CALL | {"model": GPT, "usage": {"prompt_tokens": 1234, "input_tokens": 9, "output_tokens": 56}},
+                     [TURN, GREP], id="prompt_tokens before input_tokens; each count on its own"),
+        pytest.param({"role": "assistant", "content": "Done.", "usage": chat_usage("12", True), "model": ["gpt"]},
+                     [TURN._replace(model=None, input_tokens=0, output_tokens=0)],
+                     id="a count that is not an integer is 0; a model that is not a string is none"),
+        pytest.param(WITH_CALL | {"usage": None}, [GREP], id="usage null: no turn"),
+        pytest.param(WITH_CALL | {"usage": 7}, [Record("skipped", 1, text='"usage" must be an object, not a number'), GREP],
+                     id="usage of another type: skipped, the calls read"),
+        pytest.param({"role": "user", "content": "hi", "usage": chat_usage()},
+                     [Record("pre-step", 1, agent="main", user_prompt=True)], id="a user message's usage is not a turn"),
+        pytest.param(completion(WITH_CALL), [TURN, GREP],
+                     id="a response object: its first choice's message, its usage and its model"),
+        pytest.param(completion({"role": "assistant", "content": "Done."}) | {"choices": [
+                         {"index": 0, "message": {"role": "assistant", "content": "Done."}, "finish_reason": "stop"},
+                         {"index": 1, "message": WITH_CALL, "finish_reason": "tool_calls"}]},
+                     [TURN], id="the other choices are not read"),
+        pytest.param(completion(WITH_CALL, {"prompt_tokens": 5}, model=None),
+                     [TURN._replace(model=None, input_tokens=5, output_tokens=0), GREP],
+                     id="a response without a model, and a usage without completion_tokens"),
+        pytest.param(completion(WITH_CALL) | {"usage": None}, [GREP], id="a response with usage null"),
+        pytest.param(completion(None), [Record("skipped", 1, text='a chat.completion needs an object "choices[0].message"')],
+                     id="a response without a message"),
+        pytest.param(completion(WITH_CALL) | {"choices": []},
+                     [Record("skipped", 1, text='a chat.completion needs an object "choices[0].message"')],
+                     id="a response without choices"),
+        pytest.param(completion(WITH_CALL) | {"object": "chat.completion.chunk"}, [("error", 1, 'a message needs a string "role"')],
+                     id="a streamed chunk is not read"),
+    ],
+)
+def test_an_assistant_messages_usage_is_its_turn(value, expected):
+    found = [("error", item.line, item.message) if isinstance(item, InputError) else item
+             for item in read(json.dumps(value) + "\n", "chat.jsonl")]
+    assert found == expected
+
+
+def test_response_objects_among_messages_keep_their_lines_and_get_their_results():
+    messages = [{"role": "user", "content": "Go."}, completion(WITH_CALL), tool("a", "found"),
+                completion({"role": "assistant", "content": "Found."}, chat_usage(1300, 7))]
+    text = json.dumps(messages, indent=1)
+    starts = [number for number, line in enumerate(text.split("\n"), 1) if line == " {"]
+    assert read(text) == [
+        Record("pre-step", starts[0], agent="main", user_prompt=True),
+        TURN._replace(line=starts[1]),
+        GREP._replace(line=starts[1], result="found"),
+        Record("usage", starts[3], agent="main", model=GPT, input_tokens=1300, output_tokens=7),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (json.dumps(completion(WITH_CALL)) + "\n", "openai"),
+        (json.dumps([completion(WITH_CALL)], indent=1), "openai"),
+        (json.dumps(completion({"role": "assistant", "content": "Done."})) + "\n", "openai"),
+        (json.dumps({"type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+                     "content": [{"type": "tool_use", "id": "t", "name": "grep", "input": {}}],
+                     "usage": {"input_tokens": 1, "output_tokens": 1}}) + "\n", "anthropic"),
+    ],
+    ids=["a response object a line", "a list of response objects", "a response with no call resembles openai",
+         "an Anthropic response object"],
+)
+def test_response_objects_are_detected(text, expected):
+    assert detect_format("log.jsonl", text).format == expected

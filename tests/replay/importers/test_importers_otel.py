@@ -1,5 +1,6 @@
 """The otel importer on real traces (kagent through Grafana Tempo, any-agent's SDK span lists) and on synthetic ones:
-execute_tool spans in time order, their agents, the older attribute keys, and the shapes it passes over."""
+execute_tool spans in time order, their agents, the older attribute keys, the model turns' usage, and the shapes it
+passes over."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from conftest import REPO, SHARED_FIXTURES, require_shared, wrong_typed
 from toolguards.guardfile.loader import load
 from toolguards.replay.feed import Outcome, replay
 from toolguards.replay.importers import _otel_spans, otel
-from toolguards.replay.records import InputError, Record
+from toolguards.replay.records import InputError, Record, usage
 from toolguards.resources import default_guard_file
 
 FIXTURES = SHARED_FIXTURES / "hosts" / "sessions" / "otel-genai"
@@ -148,7 +149,7 @@ def test_real_traces_match_a_count_from_the_raw_file(name, calls, agents):
     for guard_file in GUARD_FILES:
         with path.open(encoding="utf-8") as stream:
             items = list(otel.read(name, stream))
-        assert all(isinstance(item, Record) and item.kind in ("post-execute", "pre-step") for item in items)
+        assert all(isinstance(item, Record) and item.kind in ("post-execute", "pre-step", "usage") for item in items)
         records = [item for item in items if isinstance(item, Record)]
         posts = [record for record in records if record.kind == "post-execute"]
         assert [(record.agent, record.tool, record.arguments) for record in posts] == expected
@@ -162,11 +163,64 @@ def test_the_kagent_trace_reads_the_adk_keys_and_both_agents():
     with path.open(encoding="utf-8") as stream:
         records = list(otel.read(path.name, stream))
     assert [(r.kind, r.agent) for r in records] == [("pre-step", "kagent/helm-agent"), ("pre-step", "helm_agent"),
-                                                    ("post-execute", "helm_agent")]
-    call = records[2]
+                                                    ("usage", "helm_agent"), ("post-execute", "helm_agent"),
+                                                    ("usage", "helm_agent")]
+    call = records[3]
     assert isinstance(call, Record)
     assert (call.tool, call.arguments, call.call_id, call.error) == ("helm_list_releases", {}, "call_w0eKlvnaE7S9GQJeSSs0gn05", None)
     assert isinstance(call.result, str) and json.loads(call.result)["isError"] is False
+
+
+MISTRAL = "mistral/mistral-small-latest"
+GPT_MINI = "gpt-4.1-mini-2025-04-14"
+
+
+def turn(text: str, agent_label: str = "any_agent", model: str = MISTRAL) -> tuple[object, ...]:
+    """A usage record as (kind, agent, model, input, output), from "in/out"."""
+    numbers = text.split("/")
+    return ("usage", agent_label, model, int(numbers[0]), int(numbers[1]))
+
+
+def called(tool_name: str, agent_label: str = "any_agent") -> tuple[object, ...]:
+    return ("post-execute", agent_label, tool_name)
+
+
+# Read off each file by hand: every span with a gen_ai.usage.* attribute, listed with its name, parents, start time,
+# gen_ai.operation.name, models and counts, in start order among the invoke_agent and execute_tool spans. any-agent
+# writes one call_llm span per turn, with only gen_ai.request.model. kagent records each turn three times (ADK's
+# call_llm, which holds its generate_content span, which holds OpenLLMetry's openai.chat, the one span with
+# gen_ai.response.model), the same counts on all three: 2256/13 and 2392/116, so counting every span would give three
+# times 4648/129.
+REAL_TURNS = [
+    ("agentevals-kagent-tempo-export.json",
+     [("pre-step", "kagent/helm-agent"), ("pre-step", "helm_agent"), turn("2256/13", "helm_agent", GPT_MINI),
+      called("helm_list_releases", "helm_agent"), turn("2392/116", "helm_agent", GPT_MINI)],
+     (4648, 129)),
+    ("any-agent-GOOGLE_trace.json",
+     [("pre-step", "any_agent"), turn("672/16"), called("get_current_time"), turn("770/14"), called("write_file"),
+      turn("809/56"), called("final_output")],
+     (2251, 86)),
+    ("any-agent-LANGCHAIN_trace.json",
+     [("pre-step", "any_agent"), turn("245/16"), called("get_current_time"), turn("331/14"), called("write_file"),
+      turn("366/33"), turn("320/62")],
+     (1262, 125)),
+    ("any-agent-OPENAI_trace.json",
+     [("pre-step", "any_agent"), turn("269/16"), called("get_current_time"), turn("359/14"), called("write_file"),
+      turn("392/46")],
+     (1020, 76)),
+]
+
+
+@pytest.mark.parametrize(("name", "expected", "sums"), REAL_TURNS, ids=[name for name, _, _ in REAL_TURNS])
+def test_real_traces_give_each_model_turn_once_before_its_calls(name, expected, sums):
+    path = fixture(name)
+    with path.open(encoding="utf-8") as stream:
+        records = [item for item in otel.read(name, stream) if isinstance(item, Record)]
+    shown = [(r.kind, r.agent, r.model, r.input_tokens, r.output_tokens) if r.kind == "usage"
+             else (r.kind, r.agent, r.tool) if r.kind == "post-execute" else (r.kind, r.agent) for r in records]
+    assert shown == expected
+    turns = [r for r in records if r.kind == "usage"]
+    assert (sum(r.input_tokens for r in turns), sum(r.output_tokens for r in turns)) == sums
 
 
 # --- synthetic traces ----------------------------------------------------------------------------------------------
@@ -248,6 +302,105 @@ ONE_LINE = [
 
 @pytest.mark.parametrize(("document", "expected"), ONE_LINE)
 def test_synthetic_traces(document, expected):
+    assert read(json.dumps(document) + "\n") == expected
+
+
+def model(span_id: str, start: int, parent: str = "", name: str = "chat gpt-4o", **attrs: object) -> dict[str, object]:
+    """A model span: ``chat`` unless another operation (or none, with ``gen_ai__operation__name=None``) is given."""
+    attrs.setdefault("gen_ai__operation__name", "chat")
+    return span(span_id, name, start, parent, **{key: value for key, value in attrs.items() if value is not None})
+
+
+def tokens(inputs: int, outputs: int) -> dict[str, int]:
+    return {"gen_ai__usage__input_tokens": inputs, "gen_ai__usage__output_tokens": outputs}
+
+
+TURNS = [
+    pytest.param(
+        otlp(tool("t1", "grep", 20, "a1"), model("m1", 15, "a1", gen_ai__request__model="gpt-4o",
+                                                 gen_ai__response__model="gpt-4o-2024-08-06", **tokens(120, 7)),
+             agent("a1", 10, gen_ai__agent__id="A"), model("m2", 30, "a1", gen_ai__request__model="gpt-4o", **tokens(5, 1))),
+        [step(1, "A"), usage(1, "A", "gpt-4o-2024-08-06", 120, 7), post(1, "A", "grep", {}),
+         usage(1, "A", "gpt-4o", 5, 1)],
+        id="a model span is a turn of its agent before the calls after it; the response's model, else the request's",
+    ),
+    pytest.param(
+        otlp(model("m1", 20, **tokens(9, 2)), tool("t1", "grep", 20)),
+        [usage(1, T1, None, 9, 2), post(1, T1, "grep", {})],
+        id="a turn before a call that starts at the same time",
+    ),
+    pytest.param(
+        otlp(model("m1", 10, gen_ai__operation__name="text_completion", **tokens(1, 1)),
+             model("m2", 20, gen_ai__operation__name="generate_content", **tokens(2, 2)),
+             model("m3", 30, name="openai.chat", gen_ai__operation__name=None, **tokens(3, 3)),
+             model("m4", 40, name="call_llm", gen_ai__operation__name="call_llm", **tokens(4, 4)),
+             model("m5", 50, name="chat gpt-4o", gen_ai__operation__name=None, gen_ai__usage__output_tokens=5)),
+        [usage(1, T1, None, 1, 1), usage(1, T1, None, 2, 2), usage(1, T1, None, 3, 3), usage(1, T1, None, 4, 4),
+         usage(1, T1, None, 0, 5)],
+        id="the model operations, and spans of no other operation that carry counts; an absent count is 0",
+    ),
+    pytest.param(
+        otlp(model("m1", 10, gen_ai__usage__prompt_tokens=40, gen_ai__usage__completion_tokens=4),
+             model("m2", 20, gen_ai__usage__input_tokens=50, gen_ai__usage__prompt_tokens=99,
+                   gen_ai__usage__output_tokens=5, gen_ai__usage__completion_tokens=99)),
+        [usage(1, T1, None, 40, 4), usage(1, T1, None, 50, 5)],
+        id="the older prompt_tokens and completion_tokens where the newer names are missing",
+    ),
+    pytest.param(
+        otlp(model("w1", 10, name="call_llm", gen_ai__operation__name=None, gen_ai__request__model="gpt-4o", **tokens(70, 7)),
+             model("g1", 11, "w1", name="generate_content gpt-4o", gen_ai__operation__name="generate_content", **tokens(70, 7)),
+             model("c1", 12, "h1", name="openai.chat", gen_ai__operation__name=None,
+                   gen_ai__response__model="gpt-4o-2024-08-06", **tokens(70, 7)),
+             span("h1", "POST", 12, "g1"), tool("t1", "grep", 20, "g1")),
+        [usage(1, T1, "gpt-4o-2024-08-06", 70, 7), post(1, T1, "grep", {})],
+        id="one turn recorded by three layers counts once, as the innermost, through a span of no operation",
+    ),
+    pytest.param(
+        otlp(model("w1", 10, name="call_llm", gen_ai__operation__name=None, gen_ai__request__model="gpt-4o", **tokens(70, 7)),
+             model("c1", 12, "w1")),
+        [usage(1, T1, "gpt-4o", 70, 7)],
+        id="an inner model span without counts takes those and the model of the span that holds it alone",
+    ),
+    pytest.param(
+        otlp(model("w1", 10, name="call_llm", gen_ai__operation__name=None, **tokens(90, 9)),
+             model("c1", 12, "w1", **tokens(60, 6)), model("c2", 14, "w1")),
+        [usage(1, T1, None, 60, 6)],
+        id="a span that holds two turns gives its counts to neither: the one with no counts of its own has none",
+    ),
+    pytest.param(
+        otlp(model("c1", 12), model("c2", 13, name="chat", gen_ai__operation__name=None),
+             model("c3", 14, gen_ai__usage__input_tokens="12", gen_ai__usage__output_tokens=True)),
+        [],
+        id="a model span without an integer count gives no record",
+    ),
+    pytest.param(
+        otlp(agent("a1", 10, gen_ai__agent__id="A", **tokens(1000, 100)),
+             tool("t1", "ask_expert", 20, "a1", **tokens(500, 50)),
+             model("m1", 30, "a1", **tokens(15, 1)),
+             span("e1", "embeddings text-embedding-3-small", 40, "a1", gen_ai__operation__name="embeddings", **tokens(8, 0)),
+             span("r1", "retrieval", 45, "a1", gen_ai__operation__name="retrieval", **tokens(8, 0)),
+             span("w1", "invoke_workflow", 50, "a1", gen_ai__operation__name="invoke_workflow", **tokens(9, 9)),
+             span("k1", "create_agent", 55, "a1", gen_ai__operation__name="create_agent", **tokens(9, 9)),
+             span("x1", "execute_tool grep", 60, "a1", **tokens(7, 7))),
+        [step(1, "A"), post(1, "A", "ask_expert", {}), usage(1, "A", None, 15, 1), post(1, "A", "grep", {})],
+        id="a span of another operation is never a turn: the agent's totals, a tool's, embeddings, retrieval",
+    ),
+    pytest.param(
+        otlp(model("m1", 10, **tokens(3, 1)), model("m1", 10, **tokens(3, 1))),
+        [usage(1, T1, None, 3, 1)],
+        id="a model span seen twice counts once",
+    ),
+    pytest.param(
+        otlp(agent("outer", 10, end=90, gen_ai__agent__id="boss"), agent("inner", 20, "outer", end=40, gen_ai__agent__id="worker"),
+             model("m1", 25, "missing", **tokens(2, 2)), model("m2", 50, "missing", **tokens(4, 4))),
+        [step(1, "boss"), step(1, "worker"), usage(1, "worker", None, 2, 2), usage(1, "boss", None, 4, 4)],
+        id="a broken chain of parents: the agent running at the turn's start, as for a call",
+    ),
+]
+
+
+@pytest.mark.parametrize(("document", "expected"), TURNS)
+def test_model_turns(document, expected):
     assert read(json.dumps(document) + "\n") == expected
 
 
@@ -385,7 +538,9 @@ def test_no_fixed_file_name():
 SEED_OTLP = otlp(
     agent("a1", 10, gen_ai__agent__id="A"),
     span("m1", "chat", 12, "a1", gen_ai__prompt__1__tool_calls__0__id="c1", gen_ai__prompt__1__tool_calls__0__name="s",
-         gen_ai__prompt__1__tool_calls__0__arguments="{}", gen_ai__prompt__2__tool_call_id="c1", gen_ai__prompt__2__content="r"),
+         gen_ai__prompt__1__tool_calls__0__arguments="{}", gen_ai__prompt__2__tool_call_id="c1", gen_ai__prompt__2__content="r",
+         gen_ai__usage__input_tokens=30, gen_ai__usage__output_tokens=3, gen_ai__response__model="m"),
+    model("m2", 11, "a1", name="call_llm", gen_ai__operation__name=None, **tokens(30, 3)),
     tool("t1", "grep", 20, "m1", gen_ai__tool__call__id="c1", gen_ai__tool__args={"q": "x"}, error__type="E",
          status={"code": 2, "message": "m"}),
 )

@@ -5,6 +5,10 @@
 - ``tool_result`` — ``{"type": "tool_result", "tool_use_id", "content", "is_error"}``: its outcome; ``content`` is a
   string or a list of blocks, and its text is the result (or the error when ``is_error`` is true).
 - ``text`` — text; a user turn with any is a user prompt.
+
+And the ``usage`` object both write on an assistant message, the tokens of its model turn: ``input_tokens`` (the
+prompt's tokens that no cache served) + ``cache_creation_input_tokens`` + ``cache_read_input_tokens`` in,
+``output_tokens`` out; an absent or non-integer count is 0.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from typing import Any, NamedTuple
 from ..records import Record
 from ._json import outcome
 
-__all__ = ["Result", "is_prompt", "tool_result", "tool_use"]
+__all__ = ["Result", "is_prompt", "tokens", "tool_result", "tool_use"]
+
+_INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def tool_use(block: Any, line: int, agent: str) -> Record | str | None:
@@ -61,3 +67,9 @@ def is_prompt(content: Any) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "text" for b in content)
+
+
+def tokens(counts: dict[str, Any]) -> tuple[int, int]:
+    """A ``usage`` object's (input, output) tokens: the prompt's, cached or not, and the answer's."""
+    numbers = [value if type(value) is int else 0 for value in map(counts.get, (*_INPUT_KEYS, "output_tokens"))]
+    return sum(numbers[:3]), numbers[3]

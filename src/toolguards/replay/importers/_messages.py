@@ -3,7 +3,9 @@
 both claim one input.
 
 A value holds messages when it is a message (an object with a ``role``), a list of them, or an object with a
-``messages`` list (a request body). The first message with a mark decides:
+``messages`` list (a request body). A Chat Completions response object (``"object": "chat.completion"``) in the
+place of a message stands for its assistant message, ``choices[0].message`` (``completion``). The first message
+with a mark decides:
 
 - an OpenAI mark: a ``tool_calls``, ``function_call`` or ``tool_call_id`` key, or role ``tool``, ``function``,
   ``system`` or ``developer`` (the Messages API keeps its system prompt outside the list);
@@ -16,25 +18,35 @@ content lists of ``text`` blocks resemble ``anthropic``, string contents ``opena
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["dialect", "resemblance"]
+__all__ = ["completion", "dialect", "resemblance"]
 
 _OPENAI_KEYS = ("tool_calls", "function_call", "tool_call_id")
 _OPENAI_ROLES = frozenset({"tool", "function", "system", "developer"})
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 
 
-def _messages(value: Any) -> list[Any]:
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict):
-        listed = value.get("messages")
-        if isinstance(listed, list):
-            return listed
-        if "role" in value:
-            return [value]
-    return []
+def completion(value: Any) -> tuple[bool, Any]:
+    """Whether ``value`` is a Chat Completions response object, and then its first choice's ``message`` (None where
+    it has none); else ``(False, value)``."""
+    if not (isinstance(value, dict) and value.get("object") == "chat.completion"):
+        return False, value
+    choices = value.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return True, first.get("message") if isinstance(first, dict) else None
+
+
+def _messages(value: Any) -> Iterator[Any]:
+    """The messages ``value`` holds, a response object's message in its place, as far as the caller reads."""
+    listed = value.get("messages") if isinstance(value, dict) else value
+    if isinstance(listed, list):
+        yield from (completion(item)[1] for item in listed)
+    elif isinstance(value, dict):
+        found, message = completion(value)
+        if found or "role" in value:
+            yield message
 
 
 def _mark(message: Any) -> str | None:

@@ -5,7 +5,11 @@ and the rest are skipped), or JSON Lines with one message per line. A one-docume
 record's line is the line where its message starts; JSON Lines stream. One list is one agent, labelled ``main``.
 
 - ``assistant`` — starts a new step; each ``tool_use`` block (``id``, ``name``, ``input``, already an object) is a
-  post-execute. Server-side tools (``server_tool_use``) run inside the API call and are not counted.
+  post-execute. Server-side tools (``server_tool_use``) run inside the API call and are not counted. A ``usage``
+  object (a logged API response is itself such a message: ``{"id", "type": "message", "role": "assistant", "model",
+  "content", "stop_reason", "usage"}``) is a ``usage`` record before the message's calls: ``input_tokens`` +
+  ``cache_creation_input_tokens`` + ``cache_read_input_tokens`` in, ``output_tokens`` out (0 where absent), the
+  message's ``model`` as the model. A ``usage`` that is neither an object nor null is a ``skipped`` record.
 - ``user`` — each ``tool_result`` block (``tool_use_id``, ``content`` a string or blocks, ``is_error``) is the outcome
   of its call: the content's text as the result, or as the error when ``is_error`` is true. A user turn with text (a
   string content, or any ``text`` block beside the results) carries a user prompt: a pre-step after its results.
@@ -24,8 +28,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
-from ._blocks import is_prompt, tool_result, tool_use
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
+from ._blocks import is_prompt, tokens, tool_result, tool_use
 from ._json import Lines, json_type
 from ._messages import dialect
 from .pending import Pending, read_messages
@@ -63,6 +67,7 @@ def _message(pending: Pending, line: int, message: Any) -> str | None:
         return None
     if role == "assistant":
         pending.end_step(AGENT)
+        _usage(pending, line, message)
         for block in content if isinstance(content, list) else ():
             call = tool_use(block, line, AGENT)
             if isinstance(call, str):
@@ -80,3 +85,15 @@ def _message(pending: Pending, line: int, message: Any) -> str | None:
         pending.end_step(AGENT)
         pending.add(Record("pre-step", line, agent=AGENT, user_prompt=True))
     return None
+
+
+def _usage(pending: Pending, line: int, message: dict[str, Any]) -> None:
+    """The turn's tokens, queued before its calls."""
+    counts = message.get("usage")
+    if counts is None:
+        return
+    if not isinstance(counts, dict):
+        pending.skip(line, f'"usage" must be an object, not {json_type(counts)}')
+        return
+    model = message.get("model")
+    pending.add(usage(line, AGENT, model if isinstance(model, str) else None, *tokens(counts)))

@@ -54,7 +54,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
-from ._blocks import is_prompt, tool_result, tool_use
+from ._blocks import is_prompt, tokens, tool_result, tool_use
 from ._json import Lines, json_lines, json_type
 from .pending import LIMIT, Pending, read_loop
 
@@ -199,11 +199,8 @@ def _usage(line: int, agent: str, message: dict[str, Any]) -> Record | None:
     counts = message.get("usage")
     if not isinstance(counts, dict):
         return None
-    tokens = [counts.get(key) for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
-                                          "output_tokens")]
-    numbers = [value if type(value) is int else 0 for value in tokens]
     model = message.get("model")
-    return usage(line, agent, model if isinstance(model, str) else None, sum(numbers[:3]), numbers[3])
+    return usage(line, agent, model if isinstance(model, str) else None, *tokens(counts))
 
 
 def _refused(error: str | None) -> bool:

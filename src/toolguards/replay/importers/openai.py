@@ -7,7 +7,17 @@ line where its message starts; JSON Lines stream. One list is one agent, labelle
 - ``assistant`` — starts a new step; each ``tool_calls[]`` entry is a post-execute: ``function.name``,
   ``function.arguments`` (the JSON text the model produced, parsed as the reference parses it: ``{}`` for an empty
   string, the raw string when it is not JSON) and ``id`` as the call id. A legacy ``function_call`` is a call too
-  (with no id, so no result is paired with it).
+  (with no id, so no result is paired with it). A ``usage`` object among the message's members (where a log keeps
+  the response's usage with its message) is a ``usage`` record before the message's calls: ``prompt_tokens`` in
+  (cached ones included, as the API counts them), ``completion_tokens`` out (reasoning included), else the Responses
+  API's ``input_tokens`` and ``output_tokens``, 0 where absent; the message's ``model`` as the model. A ``usage``
+  that is neither an object nor null is a ``skipped`` record.
+- a Chat Completions response object, ``{"object": "chat.completion", "model", "choices": [{"message": ...}],
+  "usage"}``, in the place of a message (a line of JSON Lines, an element of the list): its first choice's
+  ``message`` is the assistant message, read as above with the response's ``usage`` and ``model`` (other choices,
+  asked for with ``n`` > 1, are not read: a conversation goes on with one). A response without an object
+  ``choices[0].message`` is a ``skipped`` record. A streamed chunk (``chat.completion.chunk``) is no message: an
+  error of its line, as any object without a ``role``.
 - ``tool`` — the result of the call named by ``tool_call_id`` (its content's text). Chat Completions has no error
   flag, so ``error`` stays None and a failure is whatever the tool wrote (``"Error: ..."`` in tau-bench).
 - ``user`` — a pre-step with a user prompt.
@@ -16,7 +26,8 @@ line where its message starts; JSON Lines stream. One list is one agent, labelle
 Nothing in this format says a call was denied: ``denied`` is always false. A message of another role, and a
 ``tool_calls`` entry or a ``tool`` message in a shape this importer does not know, is a ``skipped`` record (counted;
 an error only with ``--strict``); the other calls of the message are read. A message that is not an object with a
-string ``role`` is an error of its line. Detection: the first message with an OpenAI mark (``_messages``).
+string ``role`` is an error of its line. Detection: the first message with an OpenAI mark, a response object's
+message in its place (``_messages``).
 """
 
 from __future__ import annotations
@@ -25,9 +36,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
 from ._json import Lines, json_type, outcome, parse_arguments
-from ._messages import dialect
+from ._messages import completion, dialect
 from .pending import Pending, read_messages
 
 __all__ = ["AGENT", "FILE_NAME", "identifies", "read"]
@@ -35,6 +46,7 @@ __all__ = ["AGENT", "FILE_NAME", "identifies", "read"]
 AGENT = "main"
 FILE_NAME: re.Pattern[str] | None = None
 _QUIET_ROLES = frozenset({"system", "developer", "function"})
+_TOKENS = (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens"))
 
 
 def identifies(value: Any) -> bool:
@@ -51,12 +63,18 @@ def read(path: str, lines: Lines, options: ImportOptions = DEFAULT_OPTIONS) -> I
 def _message(pending: Pending, line: int, message: Any) -> str | None:
     if not isinstance(message, dict):
         return f"expected a message object, not {json_type(message)}"
+    found, answer = completion(message)
+    if found:
+        if isinstance(answer, dict):
+            _assistant(pending, line, answer, message)
+        else:
+            pending.skip(line, 'a chat.completion needs an object "choices[0].message"')
+        return None
     role = message.get("role")
     if not isinstance(role, str):
         return 'a message needs a string "role"'
     if role == "assistant":
-        pending.end_step(AGENT)
-        _calls(pending, line, message)
+        _assistant(pending, line, message, message)
     elif role == "tool":
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str):
@@ -70,6 +88,20 @@ def _message(pending: Pending, line: int, message: Any) -> str | None:
     elif role not in _QUIET_ROLES:
         pending.skip(line, f'role "{role}"')
     return None
+
+
+def _assistant(pending: Pending, line: int, message: dict[str, Any], turn: dict[str, Any]) -> None:
+    """An assistant message: a new step, the tokens of ``turn`` (the message, or the response holding it), the
+    calls."""
+    pending.end_step(AGENT)
+    counts = turn.get("usage")
+    if isinstance(counts, dict):
+        numbers = [next((value for value in map(counts.get, keys) if type(value) is int), 0) for keys in _TOKENS]
+        model = turn.get("model")
+        pending.add(usage(line, AGENT, model if isinstance(model, str) else None, *numbers))
+    elif counts is not None:
+        pending.skip(line, f'"usage" must be an object, not {json_type(counts)}')
+    _calls(pending, line, message)
 
 
 def _calls(pending: Pending, line: int, message: dict[str, Any]) -> None:

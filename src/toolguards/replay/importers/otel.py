@@ -29,11 +29,27 @@ What this importer reads, after the whole input (a trace's spans come in any ord
   ``gen_ai.agent.name``, else the trace id (also the agent of a call with no ``invoke_agent`` above it). Where the
   chain of parents breaks (a parent not in the input), the innermost ``invoke_agent`` span of the trace whose time
   encloses the call's start is taken instead.
+- a model span is one model turn: a ``usage`` record of its agent (found as a call's is), placed by its start
+  before the calls that follow it. A model span is one whose ``gen_ai.operation.name`` (else the first word of its
+  name) is ``chat``, ``text_completion`` or ``generate_content``, or a span of no other GenAI operation that carries
+  a token count (OpenLLMetry's ``openai.chat``, ADK's and any-agent's ``call_llm``). ``gen_ai.usage.input_tokens``
+  (every token of the prompt, cached ones included, as the conventions define it; the older
+  ``gen_ai.usage.prompt_tokens`` where it is missing) in, ``gen_ai.usage.output_tokens`` (else
+  ``gen_ai.usage.completion_tokens``) out, integers, 0 where absent; the model from ``gen_ai.response.model``, else
+  ``gen_ai.request.model``. A turn that carries none of these counts gives no record: a trace recorded without them
+  shows no cost, rather than a cost of 0. A span of another operation is never a turn, whatever it carries: an
+  ``invoke_agent`` (or ``invoke_workflow``) span's counts are the totals of its turns, an ``execute_tool`` span's
+  were spent inside the tool (the span stays one call), ``embeddings`` and ``retrieval`` answer no prompt,
+  ``create_agent`` makes none.
+- one turn recorded by several layers (kagent: ADK's ``call_llm`` holds its ``generate_content`` span, which holds
+  OpenLLMetry's ``openai.chat``, each with the turn's counts) counts once: a model span with a model span below it
+  is not a turn of its own; the innermost is, its counts and its model read from itself, else from the nearest
+  model span above it that holds no other turn.
 - records come trace by trace (traces in the order of their first span's start), each trace's in start-time order
-  (an ``invoke_agent`` span before a call that starts at the same time, else input order). A span seen twice (the
+  (at the same time an ``invoke_agent`` span, then a turn, then a call, else input order). A span seen twice (the
   same trace and span id) counts once.
 
-Every other span (model calls, HTTP, ...) is read only for the chain of parents. A span without a trace id, a name or
+Every other span (HTTP, queues, ...) is read only for the chain of parents. A span without a trace id, a name or
 a start time, an ``execute_tool`` span without a tool name or with a call id that is not a string, and a container
 of the wrong type are ``skipped`` records (labelled ``span``, ``execute_tool``, ``resourceSpans``...), and so is a
 line of JSON Lines that is an object of none of the shapes above (``(unknown document)``). An InputError is a line
@@ -55,11 +71,13 @@ Example (OTLP/JSON, one span)::
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any
 
-from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record
+from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
 from ._json import Lines, parse_arguments
 from ._otel_spans import SCOPES, Span, is_sdk_span, raw_spans, to_span
 
@@ -72,6 +90,12 @@ _ARGUMENTS = ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "gcp.vertex.agen
 _RESULTS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response", "gen_ai.output")
 _INDEXED_CALL = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)")
 _INDEXED_MESSAGE = re.compile(r"gen_ai\.prompt\.(\d+)\.(tool_call_id|content)")
+_MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+#: The operations whose spans are never a model turn, whatever token counts they carry (see the docstring).
+_OTHER_OPERATIONS = ("invoke_agent", "invoke_workflow", "execute_tool", "embeddings", "retrieval", "create_agent")
+_INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+_MODELS = ("gen_ai.response.model", "gen_ai.request.model")
 
 
 def identifies(value: Any) -> bool:
@@ -154,9 +178,40 @@ class _Trace:
                 record = Record("pre-step", span.line, agent=self.label(span), user_prompt=True)
                 timed.append((span.start, 0, span.order, record))
             elif span.operation("execute_tool"):
-                timed.append((span.start, 1, span.order, self.call(span)))
+                timed.append((span.start, 2, span.order, self.call(span)))
+        timed.extend((turn.start, 1, turn.order, record) for turn, record in self.turns())
         for _, _, _, record in sorted(timed, key=lambda item: item[:3]):
             yield record
+
+    def turns(self) -> Iterator[tuple[Span, Record]]:
+        """Each model turn's span and its usage record: the innermost of nested model spans (see the docstring)."""
+        models = [span for span in self.spans if _is_model(span)]
+        orders = {span.order for span in models}
+        above = {span.order: [parent for parent in self.parents(span) if parent.order in orders] for span in models}
+        holders = {parent.order for chain in above.values() for parent in chain}
+        turns = [span for span in models if span.order not in holders]
+        below = Counter(parent.order for turn in turns for parent in above[turn.order])
+        for turn in turns:
+            # the turn's own counts first, then those of the spans above it that hold this turn alone
+            sources = [turn, *takewhile(lambda parent: below[parent.order] == 1, above[turn.order])]
+            counted = next((source.attributes for source in sources if _carries(source)), None)
+            if counted is None:
+                continue  # no count recorded: no cost to show, rather than a cost of 0
+            named = (source.attributes.get(key) for key in _MODELS for source in sources)
+            model = next((name for name in named if isinstance(name, str) and name), None)
+            tokens = _count(counted, _INPUT_TOKENS), _count(counted, _OUTPUT_TOKENS)
+            yield turn, usage(turn.line, self.agent_of(turn), model, *tokens)
+
+    def parents(self, span: Span) -> Iterator[Span]:
+        """The spans above ``span``, nearest first, as far as the chain of parents goes in the input."""
+        current, seen = span, set()
+        while current.parent is not None and current.parent not in seen:
+            seen.add(current.parent)
+            parent = self.index.get((span.trace, current.parent))
+            if parent is None:
+                return
+            yield parent
+            current = parent
 
     def call(self, span: Span) -> Record:
         attributes = span.attributes
@@ -235,3 +290,22 @@ class _Trace:
         for message in messages.values():
             if isinstance(message.get("tool_call_id"), str) and message.get("content") is not None:
                 self.logged.setdefault(message["tool_call_id"], _Logged()).result = message["content"]
+
+
+def _is_model(span: Span) -> bool:
+    """Whether a span is a model call: a model operation, or a span of no other operation that carries tokens."""
+    kind = span.attributes.get("gen_ai.operation.name")
+    if kind is None:
+        kind = span.name.split(" ", 1)[0]  # "chat gpt-4o", as the conventions name a span
+    if isinstance(kind, str) and kind in _MODEL_OPERATIONS:
+        return True
+    return not any(span.operation(other) for other in _OTHER_OPERATIONS) and _carries(span)
+
+
+def _carries(span: Span) -> bool:
+    return any(type(span.attributes.get(key)) is int for key in (*_INPUT_TOKENS, *_OUTPUT_TOKENS))
+
+
+def _count(attributes: dict[str, Any], keys: tuple[str, ...]) -> int:
+    """The first of ``keys`` that holds an integer, else 0."""
+    return next((value for value in map(attributes.get, keys) if type(value) is int), 0)
