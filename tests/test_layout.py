@@ -6,7 +6,9 @@ The rules (the README's Development section describes the layout they keep):
 - no two modules share a file name, except members of two families named after the same host, format or framework
   (``hooks/codex.py`` and ``replay/importers/codex.py``) and subcommands named after what they run;
 - no module outside ``commands/`` is named like a package of the house (``replay/report.py`` beside ``report/``);
-- the top level holds at most ten modules besides its packages.
+- the top level holds at most ten modules besides its packages;
+- no file of the project names the folder its checkout sits in (a local machine path, as a recording made in another
+  worktree of the same machine carries).
 """
 
 from __future__ import annotations
@@ -157,3 +159,24 @@ def test_the_top_level_is_short():
 def test_every_package_says_what_it_holds(package):
     doc = importlib.import_module(f"toolguards.{package}").__doc__ or ""
     assert len(doc.strip()) > 40, f"toolguards.{package} has no docstring describing it"
+
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+#: What the project is made of; a developer's own folders (.venv, caches, site) are not
+PROJECT_PARTS = ("src", "tests", "docs", "guards", "templates", "examples", "schemas", "scripts", "benchmarks", ".ci")
+
+
+def project_files() -> list[Path]:
+    found = [path for path in CHECKOUT.iterdir() if path.is_file()]
+    for part in PROJECT_PARTS:
+        found += [path for path in (CHECKOUT / part).rglob("*") if path.is_file() and "__pycache__" not in path.parts]
+    return found
+
+
+def test_no_file_names_the_folder_the_checkout_sits_in():
+    beside = CHECKOUT.parent
+    if len(beside.parts) < 2:
+        pytest.skip(f"the checkout sits in {beside}, a prefix of every absolute path")
+    needle = f"{beside}/".encode()
+    named = [str(path.relative_to(CHECKOUT)) for path in project_files() if needle in path.read_bytes()]
+    assert named == []
