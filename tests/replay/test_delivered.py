@@ -124,3 +124,14 @@ def test_the_reports_section_and_the_json_summary_agree(tmp_path, capsys):
     assert main(["report", "--config", config, "-o", str(page), str(CLAUDE), str(CODEX), str(GEMINI)]) == 0
     assert shown(page.read_text(encoding="utf-8")) == figures(found)
     assert len(found["outcomes"]) == 4 and found["cost"]["tokens_in_loops"]["input"] > 0  # something to compare
+
+
+def test_the_json_summary_counts_what_the_text_summary_counts(capsys):
+    """The JSON document's totals are the text summary's line: 1 session, 21 calls of 2 agents (the main agent and its
+    sub-agent), 3 reminders."""
+    example = str(REPO / "examples" / "looping-session.jsonl")
+    found = document(capsys, "--summary", example)
+    assert {key: found[key] for key in ("sessions", "calls", "agents", "reminders")} == {
+        "sessions": 1, "calls": 21, "agents": 2, "reminders": 3}
+    assert main(["replay", "--summary", example]) == 0
+    assert "replayed 1 session: 21 tool calls from 2 agents; 3 reminders" in capsys.readouterr().out

@@ -80,7 +80,7 @@ def summary_document(totals: Totals, found: Followups) -> dict[str, Any]:
     unread = [{"format": fmt, "type": label, "count": entry.count, "first": f"{entry.path}:{entry.line}"}
               for (fmt, label), entry in sorted(totals.unread.items(), key=lambda item: (-item[1].count, item[0]))]
     return {
-        "sessions": totals.sessions, "calls": totals.calls, "agents": len(totals.agents),
+        "sessions": totals.sessions, "calls": totals.calls, "agents": totals.agent_count,
         "reminders": totals.reminder_count(),
         "reminders_by_threshold": [{"guard": guard, "count": count, "reminders": n}
                                    for (guard, count), n in sorted(by_threshold.items())],
