@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..records import Record
-from ._json import outcome
+from ._json import count, outcome
 
 __all__ = ["Result", "is_prompt", "tokens", "tool_result", "tool_use"]
 
@@ -71,5 +71,4 @@ def is_prompt(content: Any) -> bool:
 
 def tokens(counts: dict[str, Any]) -> tuple[int, int]:
     """A ``usage`` object's (input, output) tokens: the prompt's, cached or not, and the answer's."""
-    numbers = [value if type(value) is int else 0 for value in map(counts.get, (*_INPUT_KEYS, "output_tokens"))]
-    return sum(numbers[:3]), numbers[3]
+    return sum(count(counts, key) for key in _INPUT_KEYS), count(counts, "output_tokens")

@@ -1,4 +1,5 @@
-"""JSON helpers the importers share: the one decoding path with our own messages, JSON Lines, message contents.
+"""JSON helpers the importers share: the one decoding path with our own messages, JSON Lines, message contents,
+token counts.
 
 Every JSON text an importer reads goes through ``decode`` (a line, an element of a document, an argument string):
 ``json``'s C scanner where it can answer, and a careful path that words what is wrong where it cannot. The careful
@@ -25,6 +26,7 @@ __all__ = [
     "DecodeError",
     "Lines",
     "at_column",
+    "count",
     "decode",
     "joined_text",
     "json_lines",
@@ -159,6 +161,11 @@ def json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
+
+
+def count(counts: Any, *keys: str) -> int:
+    """A token count of a usage object: the first of ``keys`` that holds an integer (not a boolean), else 0."""
+    return next((value for value in map(counts.get, keys) if type(value) is int), 0)
 
 
 def json_lines(path: str, lines: Iterable[str], start: int = 0) -> Iterator[tuple[int, Any] | InputError]:

@@ -78,7 +78,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
-from ._json import Lines, json_lines, json_type, parse_arguments
+from ._json import Lines, count, json_lines, json_type, parse_arguments
 from .pending import Pending, read_loop
 
 __all__ = ["FILE_NAME", "identifies", "read"]
@@ -181,9 +181,8 @@ class _Reader:
         if not isinstance(counts, dict):
             self.pending.skip(line, "token usage")
             return
-        tokens = [value if type(value) is int else 0 for value in (counts.get("input_tokens"),
-                                                                  counts.get("output_tokens"))]
-        self.pending.before_waiting(self.agent, usage(line, self.agent, self.model, tokens[0], tokens[1]))
+        tokens = count(counts, "input_tokens"), count(counts, "output_tokens")
+        self.pending.before_waiting(self.agent, usage(line, self.agent, self.model, *tokens))
 
     def session_meta(self, line: int, payload: dict[str, Any]) -> None:
         thread = payload.get("id")

@@ -63,7 +63,7 @@ from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
 from ._document import document_or_lines, located
-from ._json import Lines, json_type, parse_arguments
+from ._json import Lines, count, json_type, parse_arguments
 from .pending import LIMIT, Pending, read_loop
 
 __all__ = ["FILE_NAME", "identifies", "read"]
@@ -268,10 +268,9 @@ def _usage(line: int, agent: str, message: dict[str, Any]) -> Record | None:
     tokens = message.get("tokens")
     if not isinstance(tokens, dict):
         return None
-    count = [value if type(value) is int else 0 for value in (tokens.get(key) for key in
-                                                              ("input", "tool", "output", "thoughts"))]
     model = message.get("model")
-    return usage(line, agent, model if isinstance(model, str) else None, count[0] + count[1], count[2] + count[3])
+    return usage(line, agent, model if isinstance(model, str) else None, count(tokens, "input") + count(tokens, "tool"),
+                 count(tokens, "output") + count(tokens, "thoughts"))
 
 
 def _tool_results(content: Any) -> bool:

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
-from ._json import Lines, json_type, outcome, parse_arguments
+from ._json import Lines, count, json_type, outcome, parse_arguments
 from ._messages import completion, dialect
 from .pending import Pending, read_messages
 
@@ -96,7 +96,7 @@ def _assistant(pending: Pending, line: int, message: dict[str, Any], turn: dict[
     pending.end_step(AGENT)
     counts = turn.get("usage")
     if isinstance(counts, dict):
-        numbers = [next((value for value in map(counts.get, keys) if type(value) is int), 0) for keys in _TOKENS]
+        numbers = [count(counts, *keys) for keys in _TOKENS]
         model = turn.get("model")
         pending.add(usage(line, AGENT, model if isinstance(model, str) else None, *numbers))
     elif counts is not None:

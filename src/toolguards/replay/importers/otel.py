@@ -78,7 +78,7 @@ from itertools import takewhile
 from typing import Any
 
 from ..records import DEFAULT_OPTIONS, ImportOptions, InputError, Record, usage
-from ._json import Lines, parse_arguments
+from ._json import Lines, count, parse_arguments
 from ._otel_spans import SCOPES, Span, is_sdk_span, raw_spans, to_span
 
 __all__ = ["FILE_NAME", "identifies", "read"]
@@ -199,7 +199,7 @@ class _Trace:
                 continue  # no count recorded: no cost to show, rather than a cost of 0
             named = (source.attributes.get(key) for key in _MODELS for source in sources)
             model = next((name for name in named if isinstance(name, str) and name), None)
-            tokens = _count(counted, _INPUT_TOKENS), _count(counted, _OUTPUT_TOKENS)
+            tokens = count(counted, *_INPUT_TOKENS), count(counted, *_OUTPUT_TOKENS)
             yield turn, usage(turn.line, self.agent_of(turn), model, *tokens)
 
     def parents(self, span: Span) -> Iterator[Span]:
@@ -304,8 +304,3 @@ def _is_model(span: Span) -> bool:
 
 def _carries(span: Span) -> bool:
     return any(type(span.attributes.get(key)) is int for key in (*_INPUT_TOKENS, *_OUTPUT_TOKENS))
-
-
-def _count(attributes: dict[str, Any], keys: tuple[str, ...]) -> int:
-    """The first of ``keys`` that holds an integer, else 0."""
-    return next((value for value in map(attributes.get, keys) if type(value) is int), 0)
